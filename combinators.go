@@ -1,0 +1,183 @@
+package numerus
+
+import (
+	"strings"
+	"time"
+
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
+
+// MaxSearch bounds how many rounds an And spends looking for an instant that all of its children
+// admit. Children that keep moving each other's answer past it get Never. The built-in limiters
+// never need more than one round: capacity never shrinks as time passes.
+const MaxSearch = 64
+
+// AlwaysAllow returns the limiter that admits every debit. Its limit and remaining are
+// math.MaxInt64 and it is always full. It is neutral for And.
+func AlwaysAllow() Limiter { return allow{} }
+
+// AlwaysDeny returns the limiter that admits nothing: every debit is Never. Its limit and
+// remaining are 0 and it is always full (of nothing). It is neutral for Or and absorbing for And.
+func AlwaysDeny() Limiter { return deny{} }
+
+type allow struct{}
+
+func (allow) Debit(at time.Time) (Limiter, NextDebitable, bool) { return allow{}, DebitableFrom(at), true }
+
+func (a allow) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	kernel.CheckCost(cost)
+	return a.Debit(at)
+}
+
+func (allow) Status(at time.Time) Status {
+	return Status{Limit: kernel.Unlimited, Remaining: kernel.Unlimited, Full: DebitableFrom(at)}
+}
+
+func (allow) String() string { return "allow" }
+
+type deny struct{}
+
+func (d deny) Debit(at time.Time) (Limiter, NextDebitable, bool) { return d.DebitN(at, 1) }
+
+func (deny) DebitN(_ time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	kernel.CheckCost(cost)
+	return deny{}, Never(), false
+}
+
+func (deny) Status(at time.Time) Status { return Status{Full: DebitableFrom(at)} }
+
+func (deny) String() string { return "deny" }
+
+// And returns the limiter that admits a debit only if both a and b admit it, and then charges
+// both. If either refuses, neither is charged and the answer is the latest of theirs: Never if
+// either says Never. Its status is the least remaining and limit and the latest Full.
+func And(a, b Limiter) Limiter { return AllOf(a, b) }
+
+// Or returns the limiter that admits a debit if a or b admits it, and charges each of them that
+// does. It refuses only if both refuse, with the earliest of their answers. Its status is the most
+// remaining and limit and the latest Full (when every child is full again).
+func Or(a, b Limiter) Limiter { return AnyOf(a, b) }
+
+// AllOf is And over any number of limiters; it copies ls. AllOf() is AlwaysAllow and AllOf(l) is l.
+//
+// The answer of a refusal is searched: the latest of the children's answers, checked against
+// every child at that instant, for at most MaxSearch rounds, after which it is Never.
+func AllOf(ls ...Limiter) Limiter {
+	switch len(ls) {
+	case 0:
+		return AlwaysAllow()
+	case 1:
+		return ls[0]
+	}
+	return &allOf{children: append([]Limiter(nil), ls...)}
+}
+
+// AnyOf is Or over any number of limiters; it copies ls. AnyOf() is AlwaysDeny and AnyOf(l) is l.
+func AnyOf(ls ...Limiter) Limiter {
+	switch len(ls) {
+	case 0:
+		return AlwaysDeny()
+	case 1:
+		return ls[0]
+	}
+	return &anyOf{children: append([]Limiter(nil), ls...)}
+}
+
+type allOf struct{ children []Limiter }
+
+func (l *allOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
+
+func (l *allOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	next := make([]Limiter, len(l.children))
+	from, ok := DebitableFrom(at), true
+	for i, c := range l.children {
+		n, f, admitted := c.DebitN(at, cost)
+		if !admitted {
+			from, ok = Latest(from, f), false
+			if from.IsNever() {
+				return l, from, false
+			}
+		}
+		next[i] = n
+	}
+	if ok {
+		return &allOf{children: next}, from, true
+	}
+	return l, l.search(from, cost), false
+}
+
+// search moves from on until every child admits the debit there, for at most MaxSearch rounds.
+func (l *allOf) search(from NextDebitable, cost int64) NextDebitable {
+	for range MaxSearch {
+		t, _ := from.Time()
+		moved := from
+		for _, c := range l.children {
+			if _, f, ok := c.DebitN(t, cost); !ok {
+				moved = Latest(moved, f)
+			}
+		}
+		if moved.IsNever() || !moved.After(from) {
+			return moved
+		}
+		from = moved
+	}
+	return Never()
+}
+
+func (l *allOf) Status(at time.Time) Status {
+	s := Status{Limit: kernel.Unlimited, Remaining: kernel.Unlimited, Full: DebitableFrom(at)}
+	for _, c := range l.children {
+		cs := c.Status(at)
+		s.Limit, s.Remaining = min(s.Limit, cs.Limit), min(s.Remaining, cs.Remaining)
+		s.Full = Latest(s.Full, cs.Full)
+	}
+	return s
+}
+
+func (l *allOf) String() string { return join(l.children, " & ") }
+
+type anyOf struct{ children []Limiter }
+
+func (l *anyOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
+
+func (l *anyOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	var next []Limiter
+	from := Never()
+	for i, c := range l.children {
+		n, f, ok := c.DebitN(at, cost)
+		if ok && next == nil {
+			next = append(make([]Limiter, 0, len(l.children)), l.children[:i]...)
+		}
+		if next != nil {
+			next = append(next, n)
+		}
+		from = Earliest(from, f)
+	}
+	if next == nil {
+		return l, from, false
+	}
+	return &anyOf{children: next}, DebitableFrom(at), true
+}
+
+func (l *anyOf) Status(at time.Time) Status {
+	s := Status{Full: DebitableFrom(at)}
+	for _, c := range l.children {
+		cs := c.Status(at)
+		s.Limit, s.Remaining = max(s.Limit, cs.Limit), max(s.Remaining, cs.Remaining)
+		s.Full = Latest(s.Full, cs.Full)
+	}
+	return s
+}
+
+func (l *anyOf) String() string { return join(l.children, " | ") }
+
+func join(ls []Limiter, sep string) string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = l.String()
+		if _, nested := l.(*allOf); nested || strings.Contains(parts[i], " | ") {
+			parts[i] = "(" + parts[i] + ")"
+		}
+	}
+	return strings.Join(parts, sep)
+}

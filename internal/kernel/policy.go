@@ -1,0 +1,103 @@
+package kernel
+
+import "math"
+
+// Invalid names a parameter that cannot make a policy, and why.
+type Invalid struct{ Param, Problem string }
+
+// CheckCost panics on a cost below one: a documented programmer error.
+func CheckCost(cost int64) {
+	if cost < 1 {
+		panic("numerus: debit cost " + itoa(cost) + " is below 1")
+	}
+}
+
+func positive(param string, v int64) *Invalid {
+	if v < 1 {
+		return &Invalid{param, "must be positive, got " + itoa(v)}
+	}
+	return nil
+}
+
+// RateOf validates n tokens per p ns and reduces it.
+func RateOf(n, p int64) (Rate, *Invalid) {
+	if inv := positive("rate tokens", n); inv != nil {
+		return Rate{}, inv
+	}
+	if inv := positive("rate period", p); inv != nil {
+		return Rate{}, inv
+	}
+	return NewRate(n, p), nil
+}
+
+// GCRAOf validates a GCRA policy.
+func GCRAOf(rate Rate, burst int64) (*GCRAPolicy, *Invalid) {
+	if inv := fits("burst", rate, burst); inv != nil {
+		return nil, inv
+	}
+	return NewGCRA(rate, burst), nil
+}
+
+// BucketOf validates a token or leaky bucket policy.
+func BucketOf(rate Rate, capacity int64) (*BucketPolicy, *Invalid) {
+	if inv := fits("capacity", rate, capacity); inv != nil {
+		return nil, inv
+	}
+	return NewBucket(rate, capacity), nil
+}
+
+func fits(param string, rate Rate, size int64) *Invalid {
+	if inv := positive(param, size); inv != nil {
+		return inv
+	}
+	if !rate.FitsBurst(size) {
+		return &Invalid{param, "times the rate's interval exceeds the exact range (about 292 years)"}
+	}
+	return nil
+}
+
+// FiniteOf validates a finite bucket.
+func FiniteOf(size int64) (Finite, *Invalid) {
+	if inv := positive("size", size); inv != nil {
+		return Finite{}, inv
+	}
+	return Finite{Size: size, Left: size}, nil
+}
+
+// WindowOf validates a fixed-window or sliding-counter policy aligned on origin.
+func WindowOf(width, limit, origin int64) (*WindowPolicy, *Invalid) {
+	if inv := positive("window", width); inv != nil {
+		return nil, inv
+	}
+	if inv := positive("limit", limit); inv != nil {
+		return nil, inv
+	}
+	if origin == MinInstant || origin == MaxInstant {
+		return nil, &Invalid{"start", "lies outside the years 1678 to 2262"}
+	}
+	return &WindowPolicy{Width: width, Limit: limit, Origin: origin}, nil
+}
+
+// LogOf validates a sliding-log policy split into windows sub-windows (1 for the exact log).
+func LogOf(width, limit, windows int64) (*LogPolicy, *Invalid) {
+	if inv := positive("window", width); inv != nil {
+		return nil, inv
+	}
+	if inv := positive("limit", limit); inv != nil {
+		return nil, inv
+	}
+	if inv := positive("windows", windows); inv != nil {
+		return nil, inv
+	}
+	if width%windows != 0 {
+		return nil, &Invalid{"windows", "must divide the window " + itoa(width) + "ns evenly"}
+	}
+	quantum := int64(1)
+	if windows > 1 {
+		quantum = width / windows
+	}
+	return &LogPolicy{Width: width, Limit: limit, Quantum: quantum}, nil
+}
+
+// Unlimited is the limit and remaining count of a limiter that always admits.
+const Unlimited = math.MaxInt64

@@ -1,0 +1,70 @@
+package kernel
+
+// WindowPolicy is a validated fixed-window policy: at most Limit tokens in each window of Width ns,
+// the windows aligned on Origin.
+type WindowPolicy struct {
+	Width, Limit, Origin int64
+}
+
+// start returns the start of the window holding at.
+func (p *WindowPolicy) start(at int64) int64 { return at - floorMod(at, p.Origin, p.Width) }
+
+// FixedWindow counts Count tokens in the window that starts at Start.
+type FixedWindow struct {
+	P     *WindowPolicy
+	Start int64
+	Count int64
+	Last  int64
+}
+
+// FreshWindow returns an empty fixed window under p.
+func (p *WindowPolicy) FreshWindow() FixedWindow {
+	return FixedWindow{P: p, Start: MinInstant, Last: MinInstant}
+}
+
+// countAt returns the start of the window holding at and the tokens counted in it.
+func (w FixedWindow) countAt(at int64) (int64, int64) {
+	s := w.P.start(at)
+	if s == w.Start {
+		return s, w.Count
+	}
+	return s, 0
+}
+
+// Debit counts cost tokens at at.
+func (w FixedWindow) Debit(at, cost int64) (FixedWindow, int64, bool) {
+	CheckCost(cost)
+	p := w.P
+	if p == nil || cost > p.Limit {
+		return w, Never, false
+	}
+	at = max(at, w.Last)
+	s, c := w.countAt(at)
+	if c+cost > p.Limit {
+		return w, AddSat(s, p.Width), false
+	}
+	return FixedWindow{P: p, Start: s, Count: c + cost, Last: at}, at, true
+}
+
+// Status reports the tokens left in the current window and when it ends.
+func (w FixedWindow) Status(at int64) Status {
+	p := w.P
+	if p == nil {
+		return Status{Full: Never}
+	}
+	at = max(at, w.Last)
+	s, c := w.countAt(at)
+	full := at
+	if c > 0 {
+		full = AddSat(s, p.Width)
+	}
+	return Status{Limit: p.Limit, Remaining: p.Limit - c, Full: full}
+}
+
+// String names the policy.
+func (w FixedWindow) String() string {
+	if w.P == nil {
+		return "window (zero)"
+	}
+	return "window " + itoa(w.P.Limit) + "/" + FormatPeriod(w.P.Width)
+}

@@ -1,0 +1,66 @@
+package numerus
+
+import (
+	"time"
+
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
+
+// A Limiter is an immutable rate-limiter value. Debit and DebitN never change the receiver: they
+// return the limiter that follows an admitted debit, or say when the same debit could succeed. The
+// same value debited at the same instant always answers the same, and an old value stays valid
+// after it was debited, so a caller may branch, retry, or peek by discarding the result.
+//
+// Implementations must be safe for concurrent use (they are values) and must pass the laws that
+// package numerustest checks.
+type Limiter interface {
+	// Debit takes one token at the instant at. It is DebitN(at, 1).
+	Debit(at time.Time) (next Limiter, from NextDebitable, ok bool)
+	// DebitN takes cost tokens at once, all or nothing. If the limiter admits them, ok is true,
+	// next is the limiter that follows and from is DebitableFrom(at). Otherwise ok is false, next
+	// is the receiver, unchanged, and from is the earliest instant at which the same debit would be
+	// admitted, or Never. A cost below 1 is a programmer error: DebitN panics.
+	DebitN(at time.Time, cost int64) (next Limiter, from NextDebitable, ok bool)
+	// Status reports, at the instant at, the limit, the tokens remaining and when the limiter is
+	// back to full. It is pure: it takes nothing.
+	Status(at time.Time) Status
+	// String names the policy, as in "gcra 10/s burst 5".
+	String() string
+}
+
+// Status is what a limiter reports at an instant, as needed for decisions and response headers.
+// The zero Status describes a limiter of no capacity that is never full.
+type Status struct {
+	// Limit is the most tokens the limiter can hold; math.MaxInt64 means unlimited.
+	Limit int64
+	// Remaining is the whole tokens a debit could take now, rounded down.
+	Remaining int64
+	// Full is when the limiter is back to full with no further debits: the instant itself when it
+	// is full already, Never when it never refills.
+	Full NextDebitable
+}
+
+// instant converts t to nanoseconds since the Unix epoch, clamped to the range int64 can hold
+// (the years 1677 to 2262): an earlier instant counts as the earliest, a later one as the latest.
+func instant(t time.Time) int64 {
+	const maxSec = kernel.MaxInstant/1e9 - 1
+	switch sec := t.Unix(); {
+	case sec > maxSec:
+		return kernel.MaxInstant
+	case sec < -maxSec:
+		return kernel.MinInstant
+	}
+	return t.UnixNano()
+}
+
+// fromInstant converts a kernel answer back to a NextDebitable in the location of at.
+func fromInstant(ns int64, at time.Time) NextDebitable {
+	if ns == kernel.Never {
+		return Never()
+	}
+	return DebitableFrom(time.Unix(0, ns).In(at.Location()))
+}
+
+func status(s kernel.Status, at time.Time) Status {
+	return Status{Limit: s.Limit, Remaining: s.Remaining, Full: fromInstant(s.Full, at)}
+}

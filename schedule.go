@@ -1,0 +1,41 @@
+package numerus
+
+import (
+	"iter"
+	"time"
+)
+
+// Schedule returns the instants, from start on, at which back-to-back debits of cost would be
+// admitted, each with the limiter that follows it. It ends when the limiter says Never. It is pure:
+// nothing sleeps, and l is not changed. The instant after a refusal is the limiter's own answer, so
+// the sequence is exact: the n-th instant is when the n-th of a batch of debits goes through.
+func Schedule(l Limiter, start time.Time, cost int64) iter.Seq2[time.Time, Limiter] {
+	return func(yield func(time.Time, Limiter) bool) {
+		at := start
+		for {
+			next, from, ok := l.DebitN(at, cost)
+			if ok {
+				if !yield(at, next) {
+					return
+				}
+				l = next
+				continue
+			}
+			t, finite := from.Time()
+			if !finite {
+				return
+			}
+			at = t
+		}
+	}
+}
+
+// Delay returns how long after at a debit of cost would be admitted: zero when it would be now,
+// and false when it never would.
+func Delay(l Limiter, at time.Time, cost int64) (time.Duration, bool) {
+	_, from, ok := l.DebitN(at, cost)
+	if ok {
+		return 0, true
+	}
+	return from.Wait(at)
+}

@@ -1,0 +1,14 @@
+package numerus
+
+// TokenBucket returns a bucket of capacity tokens that starts full and refills smoothly at refill
+// (never beyond capacity); a debit takes tokens out. It decides exactly like GCRA(refill, capacity).
+//
+// It returns an error matching ErrInvalidArgument when capacity or refill is not positive, or when
+// refilling capacity tokens would take more than about 292 years.
+func TokenBucket(capacity int64, refill Rate) (Limiter, error) {
+	p, err := bucketPolicy(refill, capacity)
+	if err != nil {
+		return nil, err
+	}
+	return newSingle(p.FreshTokens()), nil
+}
