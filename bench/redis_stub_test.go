@@ -1,2 +1,0 @@
-package bench
-func stopRedis() {}
