@@ -2,6 +2,8 @@ module github.com/numerus-closus/numerus/bench
 
 go 1.26.0
 
+// TODO-redis: when the Redis store lands in its own module, require it and add
+// replace github.com/numerus-closus/numerus/redis => ../redis (with its real directory).
 replace github.com/numerus-closus/numerus => ../
 
 require (
