@@ -1,0 +1,78 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"golang.org/x/time/rate"
+)
+
+// A debitPlan is the policy and timeline of one debit at an explicit instant, shared by every
+// library so that each sees the same inputs: a token bucket of burst tokens refilled one every
+// every, drained by drain debits at t0, then debited once per iteration at instants step apart.
+type debitPlan struct {
+	every time.Duration
+	burst int64
+	drain int64
+	step  time.Duration
+}
+
+// debitPlanFor returns the plan whose every debit answers r: for allow, the instants are exactly
+// one token apart, so the bucket never runs dry; for deny, the bucket is empty and refills in an
+// hour while the instants advance by a nanosecond.
+func debitPlanFor(r result) debitPlan {
+	if r == allow {
+		return debitPlan{every: time.Microsecond, burst: 10, step: time.Microsecond}
+	}
+	return debitPlan{every: time.Hour, burst: 1, drain: 1, step: time.Nanosecond}
+}
+
+// BenchmarkDebit is one debit of one token at an explicit instant, admitted or refused: the cost
+// of the decision itself, with no clock read.
+func BenchmarkDebit(b *testing.B) {
+	for _, r := range results {
+		p := debitPlanFor(r)
+		b.Run(name("lib", "numerus-iface", "result", r), func(b *testing.B) { debitNumerus(b, p, r) })
+		// TODO-typed: the lead adds lib=numerus-typed here: the same plan on a typed GCRA value
+		// (typed.GCRA of numerus.Every(p.every) and p.burst, drained p.drain times at t0), run by
+		// a loop like debitNumerus's but on the concrete type, so that nothing is boxed:
+		//
+		//	b.Run(name("lib", "numerus-typed", "result", r), func(b *testing.B) { debitTyped(b, p, r) })
+		b.Run(name("lib", "xrate", "result", r), func(b *testing.B) { debitXrate(b, p, r) })
+	}
+}
+
+// debitNumerus runs the plan through the Limiter interface, on GCRA.
+func debitNumerus(b *testing.B, p debitPlan, r result) {
+	l := must(numerus.GCRA(numerus.Every(p.every), p.burst))
+	l = drainNumerus(b, l, t0, p.drain)
+	b.ReportAllocs()
+	at, allowed := t0, 0
+	for b.Loop() {
+		at = at.Add(p.step)
+		next, _, ok := l.Debit(at)
+		if ok {
+			allowed++
+		}
+		l = next
+	}
+	checkAllowed(b, r, allowed, b.N)
+}
+
+// debitXrate runs the plan through golang.org/x/time/rate's AllowN(t, 1).
+func debitXrate(b *testing.B, p debitPlan, r result) {
+	l := rate.NewLimiter(rate.Every(p.every), int(p.burst))
+	if p.drain > 0 && !l.AllowN(t0, int(p.drain)) {
+		b.Fatalf("xrate refused to drain %d at t0", p.drain)
+	}
+	b.ReportAllocs()
+	at, allowed := t0, 0
+	for b.Loop() {
+		at = at.Add(p.step)
+		if l.AllowN(at, 1) {
+			allowed++
+		}
+	}
+	checkAllowed(b, r, allowed, b.N)
+}

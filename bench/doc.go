@@ -1,0 +1,17 @@
+// Package bench measures numerus against the Go rate limiters users would pick instead, in the
+// same run on the same machine. It holds no library code: the benchmarks live in its test files,
+// one file per scenario, and the script run (beside this file) turns a run into RESULTS.md.
+//
+// Benchmark names are key=value paths so that benchstat can group them:
+//
+//	BenchmarkDebit/lib=numerus-iface/result=allow
+//	BenchmarkKeyed/lib=sethvargo/subjects=10000/mode=parallel/result=deny
+//
+// lib names the library (every name starting with "numerus" is ours), result says what every
+// debit of the benchmark must answer. Each benchmark checks its own inputs (distinct subjects, the
+// timeline it was given) and reports the share of admitted debits as the metric allow/op; it fails
+// when that share is not the one its name promises.
+//
+// This module is separate from the library's so that the peers never become dependencies of
+// numerus itself.
+package bench
