@@ -274,10 +274,19 @@ func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
 	return l, at, true
 }
 
-// first returns the limiter after the first admission of cost from at, and its instant.
+// first returns the limiter after the first admission of cost from at, and its instant: the first
+// element of numerus.Schedule(l, at, cost), without the iterator.
 func first(l numerus.Limiter, at time.Time, cost int64) (numerus.Limiter, time.Time, bool) {
-	for t, next := range numerus.Schedule(l, at, cost) {
-		return next, t, true
+	for range numerus.MaxSearch {
+		next, from, ok := l.DebitN(at, cost)
+		if ok {
+			return next, at, true
+		}
+		t, finite := from.Time()
+		if !finite {
+			break
+		}
+		at = t
 	}
 	return l, at, false
 }
