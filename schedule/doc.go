@@ -26,18 +26,26 @@
 //
 // # Time
 //
-// The package reads the system clock through a seam of its own (the internal package clock,
-// with a fake clock for its tests); no option exposes it. To test code that waits through this
+// The package reads the system clock through a seam of its own (the internal package clock, with
+// a fake clock for its tests). No option exposes it, on purpose: an exported Clock would be an API
+// to keep for one use, tests, which Go 1.25 serves better. To test code that waits through this
 // package, run it inside a [testing/synctest] bubble: there the system clock is virtual and moves
-// only when every goroutine of the bubble is blocked, so a test of an hour's schedule takes
-// microseconds, and the bubble fails if a goroutine outlives it. The gate and the waits are
-// durably blocking (channels and timers), as synctest requires.
+// only when every goroutine of the bubble is blocked, so a test of a day's schedule takes
+// milliseconds, and the bubble fails if a goroutine outlives it. Waits and gates block on
+// channels and timers, which synctest counts as durably blocking.
 //
 // # Concurrency
 //
-// A Gate is safe for concurrent use and must not be copied. Wait, Drain and DrainChan use no
-// goroutine of their own; a Gate's timer calls back in a goroutine of the runtime's only when it
-// fires, and no timer is left armed once no one waits.
+// A Gate is safe for concurrent use and must not be copied. Wait, Drain and DrainChan start no
+// goroutine. A Gate arms at most one timer (time.AfterFunc), whose function runs only when it
+// fires, and none stays armed once no one waits.
+//
+// # Performance
+//
+// A take that goes through at once costs one debit of the limiter. A take that must wait first
+// plays the waiters ahead of it through the planner, to fail at once if its turn would come too
+// late: one debit per waiter ahead. Every wake-up is a timer's: how late it comes is the runtime's
+// timer latency, which BenchmarkWakeLateness measures.
 //
 // # Errors
 //
