@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/emersion/go-smtp"
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/schedule"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// pipeListener is a net.Listener whose connections are net.Pipe pairs: in-memory and durably
+// blocking, so the server and the sender run inside a testing/synctest bubble on virtual time.
+type pipeListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+func (l *pipeListener) dial(ctx context.Context) (*smtp.Client, error) {
+	client, srv := net.Pipe()
+	select {
+	case l.conns <- srv:
+		return smtp.NewClient(client), nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }
+
+// report is one call of the sender's progress function.
+type report struct {
+	at        time.Time
+	done      int
+	finishing time.Time // at + eta
+}
+
+// outcome is what a run in the bubble did, seen from both ends.
+type outcome struct {
+	start   time.Time
+	sum     summary
+	err     error
+	reports []report
+	srv     *server
+}
+
+const testPause = 2 * time.Second
+
+// send runs the sender for n messages against an in-process server answering with reply, all
+// inside the caller's synctest bubble, and stops the server before it returns.
+func send(t *testing.T, n int, reply func(seq, try int) error) outcome {
+	t.Helper()
+	o := outcome{start: time.Now(), srv: newServer(reply)}
+	l := newPipeListener()
+	served := make(chan error, 1)
+	go func() { served <- o.srv.Serve(l) }()
+	s := newSender(config{from: "a@example.com", to: "b@example.com", pause: testPause, attempts: 5}, schedule.NewGate(policy()), l.dial)
+	s.progress = func(done, _ int, eta time.Duration) {
+		now := time.Now()
+		o.reports = append(o.reports, report{now, done, now.Add(eta)})
+	}
+	o.sum, o.err = s.run(t.Context(), n)
+	require.NoError(t, o.srv.Shutdown(t.Context()))
+	require.NoError(t, <-served)
+	return o
+}
+
+// checkSpans fails if more than most of the instants fall in any half-open span of length window.
+func checkSpans(t *testing.T, at []time.Time, window time.Duration, most int) {
+	t.Helper()
+	for i, j := 0, 0; i < len(at); i++ {
+		for j < len(at) && at[j].Before(at[i].Add(window)) {
+			j++
+		}
+		if j-i > most {
+			t.Fatalf("%d sends in the %v from %v: the policy allows %d", j-i, window, at[i], most)
+		}
+	}
+}
+
+func checkPolicy(t *testing.T, at []time.Time) {
+	t.Helper()
+	require.True(t, slices.IsSortedFunc(at, time.Time.Compare))
+	checkSpans(t, at, time.Second, 5)
+	checkSpans(t, at, time.Minute, 100)
+	checkSpans(t, at, 24*time.Hour, 1000)
+}
+
+// TestSendingFollowsThePolicyAndItsPlan sends 1,010 messages: past the 100-a-minute limit ten
+// times and past the 1,000-a-day limit. Every send is within 5/s, 100/min and 1,000/day; the sends
+// are exactly the planner's instants (no slower than the policy either); and every ETA reported
+// on the way is exact: the last message goes out at the instant each report foretold.
+func TestSendingFollowsThePolicyAndItsPlan(t *testing.T) {
+	const n = 1010
+	synctest.Test(t, func(t *testing.T) {
+		o := send(t, n, nil)
+		require.NoError(t, o.err)
+		assert.Equal(t, summary{Sent: n}, o.sum)
+		at := o.srv.deliveries
+		require.Len(t, at, n)
+		assert.Equal(t, at, o.srv.attempts, "one attempt per message")
+		checkPolicy(t, at)
+
+		var plan []time.Time
+		for p := range numerus.Schedule(policy(), o.start, 1) {
+			if plan = append(plan, p); len(plan) == n {
+				break
+			}
+		}
+		assert.Equal(t, plan, at, "sent at the planner's instants")
+		last := at[n-1]
+		assert.True(t, last.After(o.start.Add(24*time.Hour)), "the 1,001st waited for the day: %v", last.Sub(o.start))
+
+		require.Len(t, o.reports, n+1)
+		for _, r := range o.reports[:n] {
+			require.True(t, r.finishing.Equal(last), "after %d: eta foretold %v, the last went at %v", r.done, r.finishing, last)
+		}
+	})
+}
+
+// TestTransientRepliesPauseTheGateAndAreRetried: the server answers 421, 450 and 451 to some
+// tries and 5xx to others. Transient refusals hold every send back for the pause and the message
+// goes again (counted as retried) until it is delivered, at most five tries; permanent ones are
+// reported and skipped. Every try, refused or not, keeps the policy.
+func TestTransientRepliesPauseTheGateAndAreRetried(t *testing.T) {
+	code := func(c int) error { return &smtp.SMTPError{Code: c, Message: "test"} }
+	reply := func(seq, try int) error {
+		switch {
+		case seq%7 == 0 && try == 1:
+			return code(421)
+		case seq == 5 && try <= 2:
+			return code(450)
+		case seq == 11 && try == 1:
+			return code(451)
+		case seq == 13:
+			return code(550)
+		case seq == 17 && try == 1:
+			return code(554)
+		case seq == 19:
+			return code(421) // never passes: given up after five tries
+		}
+		return nil
+	}
+	synctest.Test(t, func(t *testing.T) {
+		const n = 120
+		o := send(t, n, reply)
+		sevens := n / 7
+		assert.Equal(t, summary{Sent: n - 3, Retried: sevens + 2 + 1 + 4, Failed: 3}, o.sum)
+		for _, seq := range []int{13, 17, 19} {
+			assert.ErrorContains(t, o.err, fmt.Sprintf("message %d:", seq))
+		}
+		var se *smtp.SMTPError
+		require.True(t, errors.As(o.err, &se))
+		assert.Equal(t, 550, se.Code)
+
+		for seq := 1; seq <= n; seq++ {
+			want := 1
+			if seq == 13 || seq == 17 || seq == 19 {
+				want = 0
+			}
+			assert.Equal(t, want, o.srv.delivered[seq], "message %d delivered", seq)
+		}
+		checkPolicy(t, o.srv.attempts)
+		lastRefused := o.srv.refusals[len(o.srv.refusals)-1].seq
+		last := o.srv.attempts[len(o.srv.attempts)-1]
+		for _, r := range o.reports {
+			if r.done >= lastRefused && r.done < n {
+				assert.True(t, r.finishing.Equal(last), "after %d, planned again: eta foretold %v, the last went at %v", r.done, r.finishing, last)
+			}
+		}
+		for _, r := range o.srv.refusals {
+			if r.code/100 != 4 {
+				continue
+			}
+			i, _ := slices.BinarySearchFunc(o.srv.attempts, r.at, func(a, b time.Time) int {
+				if a.After(b) {
+					return 1
+				}
+				return -1
+			})
+			if i < len(o.srv.attempts) {
+				assert.False(t, o.srv.attempts[i].Before(r.at.Add(testPause)), "after the %d at %v the next try came at %v", r.code, r.at, o.srv.attempts[i])
+			}
+		}
+	})
+}
+
+// TestRunOverLoopback runs the program as main does, over a real loopback socket to its own
+// server with AUTH PLAIN, under a policy that admits everything and no pause (so that nothing
+// waits in real time), and checks with goleak that no goroutine outlives it.
+func TestRunOverLoopback(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var out bytes.Buffer
+	c := config{user: "u", pass: "p", from: "a@example.com", to: "b@example.com", n: 20, attempts: 5}
+	require.NoError(t, run(t.Context(), c, numerus.AlwaysAllow(), &out, io.Discard))
+	assert.Contains(t, out.String(), "in-process SMTP server on 127.0.0.1:")
+	assert.Contains(t, out.String(), "sent 20, retried 2, failed 0")
+}
+
+func TestRunReportsAWrongPassword(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var out bytes.Buffer
+	srv, addr, err := serveLoopback("u", "p")
+	require.NoError(t, err)
+	defer func() { require.NoError(t, srv.Close()) }()
+	c := config{addr: addr, user: "u", pass: "wrong", from: "a@example.com", to: "b@example.com", n: 2, attempts: 1}
+	err = run(t.Context(), c, numerus.AlwaysAllow(), &out, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, out.String(), "sent 0, retried 0, failed 2")
+}

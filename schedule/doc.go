@@ -1,0 +1,56 @@
+// Package schedule waits: it holds the loops that sleep over the pure core of [numerus], where
+// time is a parameter and nothing blocks. Everything here reads a clock and arms timers; every
+// decision is still the limiter's own.
+//
+// # Waiting
+//
+// [Wait] sleeps until a limiter value that one goroutine owns admits a debit, and returns the
+// limiter that follows. It never sleeps for nothing: a debit the limiter will never admit fails at
+// once with [ErrNever], and one it would admit only past the context's deadline fails at once with
+// a [*DeadlineError] (which matches [context.DeadlineExceeded]).
+//
+// # Gates
+//
+// A [Gate] holds a limiter that many goroutines share. [Gate.Take] waits in a first-in, first-out
+// queue, [Gate.TryTake] never waits and never passes a waiter. One timer serves the head of the
+// queue and wakes only the waiters it admits. A cancelled waiter leaves the queue and takes
+// nothing. [Gate.Pause] and [Gate.RetryAfter] hold the gate closed until an instant an upstream
+// names, keeping the limiter's state: a 429 Retry-After, an SMTP 421, 450 or 451.
+// [Gate.Schedule] runs the pure planner [numerus.Schedule] on the gate's state: exact ETAs.
+//
+// # Draining
+//
+// [Drain] and [DrainChan] run a function for each job of an [iter.Seq] or a channel, one token
+// per job, at the gate's pace. By default they stop at the first job that fails; with
+// [ContinueOnError] they run every job and join the errors.
+//
+// # Time
+//
+// The package reads the system clock through a seam of its own (the internal package clock, with
+// a fake clock for its tests). No option exposes it, on purpose: an exported Clock would be an API
+// to keep for one use, tests, which Go 1.25 serves better. To test code that waits through this
+// package, run it inside a [testing/synctest] bubble: there the system clock is virtual and moves
+// only when every goroutine of the bubble is blocked, so a test of a day's schedule takes
+// milliseconds, and the bubble fails if a goroutine outlives it. Waits and gates block on
+// channels and timers, which synctest counts as durably blocking.
+//
+// # Concurrency
+//
+// A Gate is safe for concurrent use and must not be copied. Wait, Drain and DrainChan start no
+// goroutine. A Gate arms at most one timer (time.AfterFunc), whose function runs only when it
+// fires, and none stays armed once no one waits.
+//
+// # Performance
+//
+// A take that goes through at once costs one debit of the limiter. A take that must wait first
+// plays the waiters ahead of it through the planner, to fail at once if its turn would come too
+// late: one debit per waiter ahead. Every wake-up is a timer's: how late it comes is the runtime's
+// timer latency, which BenchmarkWakeLateness measures.
+//
+// # Errors
+//
+// A refusal that waiting cannot cure is an error, returned at once and consuming nothing:
+// [ErrNever] (with errors.Is), [*DeadlineError] (errors.As; it matches
+// [context.DeadlineExceeded]), or the context's own error when it was done before or during the
+// wait. A cost below 1 is a programmer error and panics, as in the core.
+package schedule

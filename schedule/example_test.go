@@ -1,0 +1,75 @@
+package schedule_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/schedule"
+)
+
+func ExampleWait() {
+	l := numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5))
+	l, err := schedule.Wait(context.Background(), l, 3) // a fresh GCRA admits its burst at once
+	fmt.Println(err, l.Status(time.Now()).Remaining)
+
+	_, err = schedule.Wait(context.Background(), l, 6)
+	fmt.Println(errors.Is(err, schedule.ErrNever))
+	// Output:
+	// <nil> 2
+	// true
+}
+
+func ExampleGate_Schedule() {
+	g := schedule.NewGate(numerus.Must(numerus.GCRA(numerus.PerSecond(2), 2)))
+	var start time.Time
+	for at := range g.Schedule(1) {
+		if start.IsZero() {
+			start = at
+		}
+		fmt.Println(at.Sub(start))
+		if at.Sub(start) >= 2*time.Second {
+			break
+		}
+	}
+	// Output:
+	// 0s
+	// 0s
+	// 500ms
+	// 1s
+	// 1.5s
+	// 2s
+}
+
+// An upstream answered "slow down" (an HTTP 429 with Retry-After: 60, an SMTP 421): the gate
+// admits nothing for a minute, and keeps its limiter as it was.
+func ExampleGate_RetryAfter() {
+	g := schedule.NewGate(numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5)))
+	g.RetryAfter(time.Minute)
+	from, ok := g.TryTake(1)
+	wait, _ := from.Wait(time.Now())
+	fmt.Println(ok, wait.Round(time.Second))
+	// Output:
+	// false 1m0s
+}
+
+func ExampleDrain() {
+	g := schedule.NewGate(numerus.AlwaysAllow())
+	send := func(_ context.Context, to string) error {
+		if to == "bob@example.com" {
+			return fmt.Errorf("%s: 550 no such user", to)
+		}
+		fmt.Println("sent to", to)
+		return nil
+	}
+	to := []string{"ann@example.com", "bob@example.com", "eve@example.com"}
+	err := schedule.Drain(context.Background(), g, slices.Values(to), send, schedule.ContinueOnError())
+	fmt.Println(err)
+	// Output:
+	// sent to ann@example.com
+	// sent to eve@example.com
+	// bob@example.com: 550 no such user
+}

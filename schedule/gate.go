@@ -1,0 +1,292 @@
+package schedule
+
+import (
+	"context"
+	"iter"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/clock"
+)
+
+// A Gate holds a numerus.Limiter that many goroutines take from. It is the one mutable thing in
+// numerus: a mutex around an immutable limiter value, and a queue of waiters.
+//
+//   - TryTake takes at once or not at all; Take waits, as long as its context allows.
+//   - Waiters are served first in, first out: a waiter that asks for much blocks those behind it
+//     until it is served, so it is never starved by a stream of small takes. TryTake does not pass
+//     waiters either.
+//   - One timer, armed for the waiter at the head of the queue, wakes only the waiters it admits,
+//     each once: no thundering herd, and no goroutine of the gate's own between wake-ups.
+//   - A waiter whose context is done leaves the queue and consumes nothing.
+//   - Pause and RetryAfter hold the gate closed until an instant the upstream names (a 429 with
+//     Retry-After, an SMTP 421): pull-fashion quotas on top of the limiter's own push-fashion one.
+//
+// The zero Gate holds no limiter and admits nothing: every take fails with ErrNever. A Gate must
+// not be copied after first use.
+type Gate struct {
+	mu     sync.Mutex
+	l      numerus.Limiter
+	clk    clock.Clock
+	paused time.Time   // nothing is admitted before it
+	queue  []*waiter   // the head is queue[0]
+	timer  clock.Timer // armed for the head, or nil
+	gen    uint64      // bumped at each disarm, so a timer that fired late does nothing
+}
+
+type waiter struct {
+	cost int64
+	done chan struct{} // closed when served: admitted, or failed with err
+	err  error
+}
+
+// NewGate returns a gate holding l, reading the system clock. A nil l admits nothing.
+func NewGate(l numerus.Limiter) *Gate { return newGate(l, clock.Real{}) }
+
+func newGate(l numerus.Limiter, clk clock.Clock) *Gate { return &Gate{l: l, clk: clk} }
+
+// lock takes the mutex, fills in the zero Gate's defaults and reads the clock.
+func (g *Gate) lock() time.Time {
+	g.mu.Lock()
+	if g.l == nil {
+		g.l = numerus.AlwaysDeny()
+	}
+	if g.clk == nil {
+		g.clk = clock.Real{}
+	}
+	return g.clk.Now()
+}
+
+// TryTake takes cost tokens now if nobody waits, the gate is not paused and the limiter admits
+// them; it never waits. If it takes, from is now. If not, from is when this take would be
+// admitted behind the current waiters if nothing else happened, or Never. A cost below 1 is a
+// programmer error: TryTake panics.
+func (g *Gate) TryTake(cost int64) (from numerus.NextDebitable, ok bool) {
+	checkCost(cost)
+	now := g.lock()
+	defer g.mu.Unlock()
+	if g.admit(now, cost) {
+		return numerus.DebitableFrom(now), true
+	}
+	return g.forecast(now, cost), false
+}
+
+// Take waits its turn and takes cost tokens. It returns nil once they are taken. It returns at
+// once with an error, taking nothing, when ctx is already done, when the gate will never admit
+// cost (an error matching ErrNever), or when its turn would come only at or after ctx's deadline
+// (a *DeadlineError, matching context.DeadlineExceeded). If ctx is done while it waits, it leaves
+// the queue, takes nothing and returns ctx.Err(). A cost below 1 is a programmer error: Take
+// panics.
+func (g *Gate) Take(ctx context.Context, cost int64) error {
+	checkCost(cost)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	deadline, _ := ctx.Deadline()
+	w, err := g.enqueue(cost, deadline)
+	if w == nil {
+		return err
+	}
+	select {
+	case <-w.done:
+		return w.err
+	case <-ctx.Done():
+		return g.cancel(w, ctx.Err())
+	}
+}
+
+// enqueue takes cost at once (nil, nil), fails (nil, err), or queues a waiter for it. A zero
+// deadline is none.
+func (g *Gate) enqueue(cost int64, deadline time.Time) (*waiter, error) {
+	now := g.lock()
+	defer g.mu.Unlock()
+	if g.admit(now, cost) {
+		return nil, nil
+	}
+	at, ok := g.forecast(now, cost).Time()
+	if !ok {
+		return nil, never(g.l, cost)
+	}
+	if !deadline.IsZero() && !at.Before(deadline) {
+		return nil, &DeadlineError{At: at, Deadline: deadline}
+	}
+	w := &waiter{cost: cost, done: make(chan struct{})}
+	g.queue = append(g.queue, w)
+	if len(g.queue) == 1 {
+		g.serve(now)
+	}
+	return w, nil
+}
+
+// cancel takes w out of the queue and returns err, unless w was served meanwhile: then what it
+// was served stands.
+func (g *Gate) cancel(w *waiter, err error) error {
+	now := g.lock()
+	defer g.mu.Unlock()
+	select {
+	case <-w.done:
+		return w.err
+	default:
+	}
+	i := slices.Index(g.queue, w)
+	g.queue = slices.Delete(g.queue, i, i+1)
+	if i == 0 {
+		g.serve(now)
+	}
+	return err
+}
+
+// admit debits cost at now if nobody waits, the gate is open and the limiter admits it.
+func (g *Gate) admit(now time.Time, cost int64) bool {
+	if len(g.queue) > 0 || now.Before(g.paused) {
+		return false
+	}
+	next, _, ok := g.l.DebitN(now, cost)
+	if ok {
+		g.l = next
+	}
+	return ok
+}
+
+// serve admits, in order, the waiters at the head of the queue that can go at now, and arms the
+// timer for the first that cannot.
+func (g *Gate) serve(now time.Time) {
+	g.disarm()
+	for len(g.queue) > 0 {
+		w := g.queue[0]
+		if now.Before(g.paused) {
+			g.arm(now, g.paused)
+			return
+		}
+		next, from, ok := g.l.DebitN(now, w.cost)
+		if !ok {
+			if at, finite := from.Time(); finite {
+				g.arm(now, at)
+				return
+			}
+			w.err = never(g.l, w.cost)
+		} else {
+			g.l = next
+		}
+		g.queue[0] = nil
+		g.queue = g.queue[1:]
+		close(w.done)
+	}
+}
+
+func (g *Gate) arm(now, at time.Time) {
+	gen := g.gen
+	g.timer = g.clk.AfterFunc(at.Sub(now), func() { g.fire(gen) })
+}
+
+func (g *Gate) disarm() {
+	g.gen++
+	if g.timer != nil {
+		g.timer.Stop()
+		g.timer = nil
+	}
+}
+
+func (g *Gate) fire(gen uint64) {
+	now := g.lock()
+	defer g.mu.Unlock()
+	if gen == g.gen {
+		g.timer = nil
+		g.serve(now)
+	}
+}
+
+// Pause makes the gate admit nothing before until, as an upstream asks with a Retry-After: waiters
+// stay queued in order and TryTake refuses. The limiter's state is kept as it is; it goes on
+// refilling with time. A pause never shortens an earlier one: of several, the latest instant holds.
+func (g *Gate) Pause(until time.Time) {
+	now := g.lock()
+	defer g.mu.Unlock()
+	g.pause(now, until)
+}
+
+// RetryAfter is Pause(now + d), with now read from the gate's clock.
+func (g *Gate) RetryAfter(d time.Duration) {
+	now := g.lock()
+	defer g.mu.Unlock()
+	g.pause(now, now.Add(d))
+}
+
+func (g *Gate) pause(now, until time.Time) {
+	if !until.After(g.paused) {
+		return
+	}
+	g.paused = until
+	if len(g.queue) > 0 {
+		g.serve(now)
+	}
+}
+
+// Limiter returns the limiter the gate holds now: the policy with everything admitted so far.
+func (g *Gate) Limiter() numerus.Limiter {
+	g.lock()
+	defer g.mu.Unlock()
+	return g.l
+}
+
+// Schedule applies the pure planner, numerus.Schedule, to the gate as it is now: the instants at
+// which back-to-back takes of cost would be admitted, behind the current waiters and after the
+// pause, if nothing else took from the gate; each with the limiter that would follow. It is a
+// snapshot: the gate is not changed, and later takes do not change the sequence.
+func (g *Gate) Schedule(cost int64) iter.Seq2[time.Time, numerus.Limiter] {
+	checkCost(cost)
+	now := g.lock()
+	defer g.mu.Unlock()
+	l, at, ok := g.afterQueue(now)
+	if !ok {
+		return func(func(time.Time, numerus.Limiter) bool) {}
+	}
+	return numerus.Schedule(l, at, cost)
+}
+
+// forecast returns when a take of cost would be admitted behind the waiters.
+func (g *Gate) forecast(now time.Time, cost int64) numerus.NextDebitable {
+	l, at, ok := g.afterQueue(now)
+	if ok {
+		_, at, ok = first(l, at, cost)
+	}
+	if !ok {
+		return numerus.Never()
+	}
+	return numerus.DebitableFrom(at)
+}
+
+// afterQueue plays the queue through the planner: the limiter once every waiter is served, and
+// the instant the last one is; false if one never is.
+func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
+	l, at := g.l, now
+	if at.Before(g.paused) {
+		at = g.paused
+	}
+	for _, w := range g.queue {
+		var ok bool
+		if l, at, ok = first(l, at, w.cost); !ok {
+			return l, at, false
+		}
+	}
+	return l, at, true
+}
+
+// first returns the limiter after the first admission of cost from at, and its instant: the first
+// element of numerus.Schedule(l, at, cost), without the iterator.
+func first(l numerus.Limiter, at time.Time, cost int64) (numerus.Limiter, time.Time, bool) {
+	for range numerus.MaxSearch {
+		next, from, ok := l.DebitN(at, cost)
+		if ok {
+			return next, at, true
+		}
+		t, finite := from.Time()
+		if !finite {
+			break
+		}
+		at = t
+	}
+	return l, at, false
+}

@@ -1,0 +1,314 @@
+package schedule
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// admission is one take that went through: who, and when.
+type admission struct {
+	who int
+	at  time.Duration // since the bubble started
+}
+
+// recorder collects admissions from many goroutines.
+type recorder struct {
+	mu   sync.Mutex
+	list []admission
+}
+
+func (r *recorder) add(who int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, admission{who, elapsed()})
+}
+
+func (r *recorder) all() []admission {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]admission(nil), r.list...)
+}
+
+// takeIn starts a goroutine that takes cost from g and records it as who; it returns once the
+// goroutine is blocked in the queue or done, so goroutines started one after another queue in
+// that order. The channel receives Take's error.
+func takeIn(ctx context.Context, g *Gate, r *recorder, who int, cost int64) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		err := g.Take(ctx, cost)
+		if err == nil {
+			r.add(who)
+		}
+		done <- err
+	}()
+	synctest.Wait()
+	return done
+}
+
+func TestGateTryTakeIsTight(t *testing.T) {
+	f := clock.NewFake(t0)
+	g := newGate(gcra(t, numerus.PerSecond(10), 2), f)
+	for i := range 2 {
+		from, ok := g.TryTake(1)
+		require.True(t, ok, "take %d", i)
+		assert.True(t, from.Equal(numerus.DebitableFrom(t0)))
+	}
+	from, ok := g.TryTake(1)
+	require.False(t, ok)
+	want := numerus.DebitableFrom(t0.Add(100 * time.Millisecond))
+	assert.True(t, from.Equal(want), "from %v", from)
+
+	f.Set(t0.Add(100*time.Millisecond - 1))
+	_, ok = g.TryTake(1)
+	assert.False(t, ok, "refused 1ns before")
+	f.Set(t0.Add(100 * time.Millisecond))
+	_, ok = g.TryTake(1)
+	assert.True(t, ok, "admitted at the instant it said")
+
+	from, ok = g.TryTake(3)
+	assert.False(t, ok)
+	assert.True(t, from.IsNever(), "more than the burst is never")
+	assert.Equal(t, 0, f.Timers(), "TryTake arms nothing")
+}
+
+func TestGateServesWaitersInOrderAtTheirInstants(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := NewGate(drained(t, gcra(t, numerus.PerSecond(1), 1), time.Now()))
+		var r recorder
+		var dones []<-chan error
+		for who := range 5 {
+			dones = append(dones, takeIn(t.Context(), g, &r, who, 1))
+		}
+		_, ok := g.TryTake(1)
+		assert.False(t, ok, "TryTake does not pass the waiters")
+		for _, d := range dones {
+			require.NoError(t, <-d)
+		}
+		want := []admission{{0, time.Second}, {1, 2 * time.Second}, {2, 3 * time.Second}, {3, 4 * time.Second}, {4, 5 * time.Second}}
+		assert.Equal(t, want, r.all())
+	})
+}
+
+// A take of the whole burst queued first is served when the bucket is full again, however many
+// small takes keep coming behind it; without the queue they would keep the bucket from filling.
+func TestGateLargeTakeIsNotStarved(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := NewGate(drained(t, gcra(t, numerus.PerSecond(10), 10), time.Now()))
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+		defer cancel()
+		var r recorder
+		big := takeIn(ctx, g, &r, -1, 10)
+		var wg sync.WaitGroup
+		for who := range 20 {
+			wg.Go(func() {
+				for g.Take(ctx, 1) == nil {
+					r.add(who)
+				}
+			})
+		}
+		require.NoError(t, <-big)
+		wg.Wait()
+		got := r.all()
+		require.Equal(t, admission{-1, time.Second}, got[0], "the large take goes first, when the bucket is full")
+		for i, a := range got[1:] {
+			assert.Equal(t, time.Second+time.Duration(i+1)*100*time.Millisecond, a.at, "small take %d", i)
+		}
+		assert.Len(t, got, 1+19, "then one every 100ms until the deadline")
+	})
+}
+
+// The gate arms one timer, for the head of the queue, and each firing wakes exactly the waiters it
+// admits: a hundred waiters, a hundred wake-ups, one at a time.
+func TestGateWakesOnlyWhomItAdmits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := clock.NewFake(t0)
+		g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), t0), f)
+		var mu sync.Mutex
+		woken := 0
+		for range 100 {
+			go func() {
+				assert.NoError(t, g.Take(t.Context(), 1))
+				mu.Lock()
+				woken++
+				mu.Unlock()
+			}()
+		}
+		synctest.Wait()
+		require.Equal(t, 100, queued(g))
+		for i := 1; i <= 100; i++ {
+			require.Equal(t, 1, f.Timers(), "one timer, for the head")
+			f.Advance(100 * time.Millisecond)
+			synctest.Wait()
+			mu.Lock()
+			require.Equal(t, i, woken, "after %d intervals", i)
+			mu.Unlock()
+		}
+		assert.Equal(t, 0, f.Timers(), "no timer is left once no one waits")
+	})
+}
+
+func TestGateCancelledWaiterTakesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := NewGate(drained(t, gcra(t, numerus.PerSecond(1), 1), time.Now()))
+		var r recorder
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(500*time.Millisecond, cancel)
+		a := takeIn(t.Context(), g, &r, 0, 1)
+		b := takeIn(ctx, g, &r, 1, 1)
+		c := takeIn(t.Context(), g, &r, 2, 1)
+		require.ErrorIs(t, <-b, context.Canceled)
+		assert.Equal(t, 500*time.Millisecond, elapsed(), "it left when cancelled")
+		require.NoError(t, <-a)
+		require.NoError(t, <-c)
+		assert.Equal(t, []admission{{0, time.Second}, {2, 2 * time.Second}}, r.all(), "the next waiter got its place")
+		from, ok := g.TryTake(1)
+		assert.False(t, ok)
+		assert.True(t, from.Equal(numerus.DebitableFrom(bubbleStart.Add(3*time.Second))), "two were taken, not three: %v", from)
+	})
+}
+
+func TestGateCancelledHeadUnblocksTheQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := NewGate(drained(t, gcra(t, numerus.PerSecond(10), 10), time.Now()))
+		var r recorder
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(250*time.Millisecond, cancel)
+		big := takeIn(ctx, g, &r, 0, 10)
+		small := takeIn(t.Context(), g, &r, 1, 2)
+		require.ErrorIs(t, <-big, context.Canceled)
+		require.NoError(t, <-small)
+		assert.Equal(t, []admission{{1, 250 * time.Millisecond}}, r.all(), "served as soon as the head left")
+	})
+}
+
+func TestGateFailsFastBehindTheQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := NewGate(drained(t, gcra(t, numerus.PerSecond(1), 1), time.Now()))
+		var r recorder
+		a := takeIn(t.Context(), g, &r, 0, 1)
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+		defer cancel()
+		err := g.Take(ctx, 1)
+		var de *DeadlineError
+		require.ErrorAs(t, err, &de)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.True(t, de.At.Equal(bubbleStart.Add(2*time.Second)), "behind the waiter: %v", de.At)
+		assert.Zero(t, elapsed(), "at once")
+		assert.Equal(t, 1, queued(g), "not queued")
+
+		err = g.Take(t.Context(), 2)
+		require.ErrorIs(t, err, ErrNever)
+		assert.Zero(t, elapsed(), "at once")
+		require.NoError(t, <-a)
+		assert.Equal(t, []admission{{0, time.Second}}, r.all())
+	})
+}
+
+func TestGatePauseKeepsTheLimiterState(t *testing.T) {
+	f := clock.NewFake(t0)
+	g := newGate(numerus.Must(numerus.FiniteBucket(5)), f)
+	_, ok := g.TryTake(2)
+	require.True(t, ok)
+	g.RetryAfter(10 * time.Second)
+	g.Pause(t0.Add(5 * time.Second)) // an earlier instant does not shorten the pause
+	from, ok := g.TryTake(1)
+	require.False(t, ok)
+	assert.True(t, from.Equal(numerus.DebitableFrom(t0.Add(10*time.Second))), "from %v", from)
+
+	f.Set(t0.Add(10*time.Second - 1))
+	_, ok = g.TryTake(1)
+	assert.False(t, ok, "paused until the instant")
+	f.Set(t0.Add(10 * time.Second))
+	_, ok = g.TryTake(3)
+	assert.True(t, ok, "the three left before the pause are there")
+	from, ok = g.TryTake(1)
+	assert.False(t, ok)
+	assert.True(t, from.IsNever(), "and no more: the pause minted nothing")
+}
+
+func TestGatePauseHoldsWaitersInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := NewGate(gcra(t, numerus.PerSecond(10), 3))
+		var r recorder
+		g.RetryAfter(2 * time.Second)
+		var dones []<-chan error
+		for who := range 5 {
+			dones = append(dones, takeIn(t.Context(), g, &r, who, 1))
+		}
+		time.AfterFunc(time.Second, func() { g.RetryAfter(2 * time.Second) }) // extends to 3s
+		for _, d := range dones {
+			require.NoError(t, <-d)
+		}
+		s := 3 * time.Second
+		want := []admission{{0, s}, {1, s}, {2, s}, {3, s + 100*time.Millisecond}, {4, s + 200*time.Millisecond}}
+		got := r.all()
+		slices.SortFunc(got, func(a, b admission) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.who, b.who)) })
+		assert.Equal(t, want, got, "the burst after the pause, then the rate (goroutines woken at one instant record in any order)")
+	})
+}
+
+func TestGateScheduleIsThePlannerOnTheGateState(t *testing.T) {
+	f := clock.NewFake(t0)
+	l := gcra(t, numerus.PerSecond(2), 2)
+	g := newGate(l, f)
+	var want []time.Time
+	for at := range numerus.Schedule(l, t0, 1) {
+		if want = append(want, at); len(want) == 6 {
+			break
+		}
+	}
+	assert.Equal(t, want, firstN(g.Schedule(1), 6))
+
+	g.Pause(t0.Add(time.Minute))
+	got := firstN(g.Schedule(1), 3)
+	p := t0.Add(time.Minute)
+	assert.Equal(t, []time.Time{p, p, p.Add(500 * time.Millisecond)}, got, "after the pause, full again")
+	assert.Empty(t, firstN(g.Schedule(3), 1), "never: nothing")
+}
+
+func firstN(seq func(func(time.Time, numerus.Limiter) bool), n int) []time.Time {
+	var ts []time.Time
+	for at := range seq {
+		if ts = append(ts, at); len(ts) == n {
+			break
+		}
+	}
+	return ts
+}
+
+func TestZeroGateAdmitsNothing(t *testing.T) {
+	var g Gate
+	from, ok := g.TryTake(1)
+	assert.False(t, ok)
+	assert.True(t, from.IsNever())
+	require.ErrorIs(t, g.Take(context.Background(), 1), ErrNever)
+	assert.Equal(t, "deny", g.Limiter().String())
+	require.ErrorIs(t, NewGate(nil).Take(context.Background(), 1), ErrNever)
+}
+
+func TestGateTakeWithDoneContextTakesNothing(t *testing.T) {
+	f := clock.NewFake(t0)
+	g := newGate(gcra(t, numerus.PerSecond(1), 1), f)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, g.Take(ctx, 1), context.Canceled)
+	_, ok := g.TryTake(1)
+	assert.True(t, ok, "the token is still there")
+}
+
+func TestGatePanicsOnCostBelowOne(t *testing.T) {
+	g := NewGate(numerus.AlwaysAllow())
+	assert.Panics(t, func() { g.TryTake(0) })
+	assert.Panics(t, func() { _ = g.Take(context.Background(), -1) })
+	assert.Panics(t, func() { g.Schedule(0) })
+}

@@ -1,0 +1,46 @@
+package schedule
+
+import (
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/stretchr/testify/require"
+)
+
+// t0 is the fixed instant of tests that run on the fake clock.
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// bubbleStart is the instant every testing/synctest bubble starts at.
+var bubbleStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func gcra(t testing.TB, rate numerus.Rate, burst int64) numerus.Limiter {
+	t.Helper()
+	l, err := numerus.GCRA(rate, burst)
+	require.NoError(t, err)
+	return l
+}
+
+// drained returns l after taking everything it admits at at.
+func drained(t testing.TB, l numerus.Limiter, at time.Time) numerus.Limiter {
+	t.Helper()
+	for range 1_000_000 {
+		next, _, ok := l.Debit(at)
+		if !ok {
+			return l
+		}
+		l = next
+	}
+	t.Fatal("the limiter did not run dry")
+	return nil
+}
+
+// elapsed returns the virtual time since the bubble started.
+func elapsed() time.Duration { return time.Since(bubbleStart) }
+
+// queued returns how many waiters the gate holds.
+func queued(g *Gate) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.queue)
+}

@@ -1,0 +1,56 @@
+package schedule
+
+import (
+	"context"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/clock"
+)
+
+// Wait sleeps until l admits a debit of cost and returns the limiter that follows it. The caller
+// owns l: Wait is for one goroutine's own limiter value; share a limiter through a Gate.
+//
+// It returns at once, with l and an error, when:
+//   - ctx is already done (ctx.Err());
+//   - l will never admit the debit (an error matching ErrNever);
+//   - the debit would be admitted only at or after ctx's deadline (a *DeadlineError, matching
+//     context.DeadlineExceeded).
+//
+// If ctx is done while it sleeps, Wait returns l and ctx.Err(): a cancelled wait consumes nothing.
+// A cost below 1 is a programmer error: Wait panics.
+func Wait(ctx context.Context, l numerus.Limiter, cost int64) (numerus.Limiter, error) {
+	return wait(ctx, clock.Real{}, l, cost)
+}
+
+func wait(ctx context.Context, clk clock.Clock, l numerus.Limiter, cost int64) (numerus.Limiter, error) {
+	checkCost(cost)
+	for {
+		if err := ctx.Err(); err != nil {
+			return l, err
+		}
+		now := clk.Now()
+		next, from, ok := l.DebitN(now, cost)
+		if ok {
+			return next, nil
+		}
+		at, finite := from.Time()
+		if !finite {
+			return l, never(l, cost)
+		}
+		if err := tooLate(ctx, at); err != nil {
+			return l, err
+		}
+		sleep(ctx, clk, at.Sub(now))
+	}
+}
+
+// sleep returns after d, or as soon as ctx is done.
+func sleep(ctx context.Context, clk clock.Clock, d time.Duration) {
+	t := clk.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,130 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWaitSleepsExactlyUntilAdmitted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := gcra(t, numerus.PerSecond(4), 2)
+		want := []time.Duration{0, 0, 250 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond}
+		for i, w := range want {
+			next, err := Wait(t.Context(), l, 1)
+			require.NoError(t, err, "wait %d", i)
+			assert.Equal(t, w, elapsed(), "wait %d", i)
+			l = next
+		}
+		assert.Equal(t, int64(0), l.Status(time.Now()).Remaining)
+	})
+}
+
+func TestWaitNeverReturnsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := gcra(t, numerus.PerSecond(4), 2)
+		got, err := Wait(t.Context(), l, 3)
+		require.ErrorIs(t, err, ErrNever)
+		assert.EqualError(t, err, "schedule: never admitted: cost 3 under gcra 4/s burst 2")
+		assert.True(t, got == l, "the limiter is returned unchanged")
+		assert.Zero(t, elapsed())
+
+		_, err = Wait(t.Context(), numerus.AlwaysDeny(), 1)
+		require.ErrorIs(t, err, ErrNever)
+	})
+}
+
+func TestWaitFailsFastWhenAdmittedOnlyPastTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := drained(t, gcra(t, numerus.PerSecond(1), 1), time.Now())
+		admit := bubbleStart.Add(time.Second)
+		for _, deadline := range []time.Duration{500 * time.Millisecond, time.Second} {
+			ctx, cancel := context.WithTimeout(t.Context(), deadline)
+			got, err := Wait(ctx, l, 1)
+			cancel()
+			require.ErrorIs(t, err, context.DeadlineExceeded, "deadline %v", deadline)
+			var de *DeadlineError
+			require.ErrorAs(t, err, &de)
+			assert.True(t, de.At.Equal(admit), "at %v", de.At)
+			assert.True(t, de.Deadline.Equal(bubbleStart.Add(deadline)), "deadline %v", de.Deadline)
+			assert.True(t, got == l)
+			assert.Zero(t, elapsed(), "it did not sleep")
+		}
+
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second+time.Nanosecond)
+		defer cancel()
+		_, err := Wait(ctx, l, 1)
+		require.NoError(t, err, "admitted 1ns before the deadline")
+		assert.Equal(t, time.Second, elapsed())
+	})
+}
+
+func TestWaitCancelledConsumesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := drained(t, gcra(t, numerus.PerSecond(1), 1), time.Now())
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(300*time.Millisecond, cancel)
+		got, err := Wait(ctx, l, 1)
+		require.ErrorIs(t, err, context.Canceled)
+		assert.True(t, got == l, "the limiter is returned unchanged")
+		assert.Equal(t, 300*time.Millisecond, elapsed())
+
+		// Already done: nothing is taken even though the limiter would admit at once.
+		fresh := gcra(t, numerus.PerSecond(1), 1)
+		got, err = Wait(ctx, fresh, 1)
+		require.ErrorIs(t, err, context.Canceled)
+		assert.True(t, got == fresh)
+	})
+}
+
+func TestWaitPanicsOnCostBelowOne(t *testing.T) {
+	assert.PanicsWithValue(t, "schedule: cost 0 is below 1", func() {
+		_, _ = Wait(context.Background(), numerus.AlwaysAllow(), 0)
+	})
+}
+
+// The clock seam: wait reads the clock it is given and sleeps on its timers.
+func TestWaitOnTheFakeClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := clock.NewFake(t0)
+		l := drained(t, gcra(t, numerus.PerSecond(10), 5), t0)
+		type result struct {
+			l   numerus.Limiter
+			err error
+		}
+		done := make(chan result)
+		go func() {
+			next, err := wait(t.Context(), f, l, 2)
+			done <- result{next, err}
+		}()
+		f.BlockUntil(1)
+		at, _ := f.Next()
+		assert.True(t, at.Equal(t0.Add(200*time.Millisecond)), "sleeps until %v", at)
+		f.Advance(199 * time.Millisecond)
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Fatal("admitted early")
+		default:
+		}
+		f.Advance(time.Millisecond)
+		r := <-done
+		require.NoError(t, r.err)
+		_, _, ok := r.l.Debit(t0.Add(200 * time.Millisecond))
+		assert.False(t, ok, "both tokens were taken")
+		assert.Equal(t, 0, f.Timers(), "the timer is released")
+	})
+}
+
+func TestDeadlineErrorMessage(t *testing.T) {
+	err := error(&DeadlineError{At: t0.Add(time.Second), Deadline: t0})
+	assert.EqualError(t, err, "schedule: admission at 2026-01-01T00:00:01Z is not before the deadline 2026-01-01T00:00:00Z")
+	assert.True(t, errors.Is(err, context.DeadlineExceeded))
+}
