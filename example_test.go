@@ -252,7 +252,7 @@ func ExampleAlwaysDeny() {
 func ExampleAnd() {
 	l := numerus.And(
 		numerus.Must(numerus.GCRA(numerus.Every(time.Second), 1)), // one a second
-		numerus.Must(numerus.SlidingWindow(time.Minute, 2)),      // and two a minute
+		numerus.Must(numerus.SlidingWindow(time.Minute, 2)),       // and two a minute
 	)
 	fmt.Println(l)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -422,7 +422,7 @@ func ExampleNextDebitable() {
 	slices.SortFunc(answers, numerus.NextDebitable.Compare) // Never sorts after every instant
 	fmt.Println(answers)
 
-	fmt.Println(numerus.Latest(soon, later))             // what an And answers
+	fmt.Println(numerus.Latest(soon, later))              // what an And answers
 	fmt.Println(numerus.Earliest(later, numerus.Never())) // what an Or answers
 	fmt.Println(soon.Wait(t0))
 	fmt.Println(numerus.Never().Wait(t0))
