@@ -28,9 +28,10 @@
 // that count refusals lock out a client that keeps trying. Returning the receiver makes that
 // impossible to get wrong, costs no allocation, and lets a caller keep next without looking at ok.
 //
-// The zero [NextDebitable] is [Never], after every instant. An answer that nobody set cannot pass
-// for "retry now", the mistake of limiters whose "no limit" and "never" share one value. A debit of
-// more than a limiter can ever hold is Never too, not a wait after which it would still fail.
+// The zero [NextDebitable] is [Never], after every instant. An answer that nobody set reads as
+// "never", not as "retry now" (as a zero time.Time, an instant long past, would), so a forgotten
+// answer cannot turn into a retry loop. A debit of more than a limiter can ever hold is Never too,
+// not a wait after which it would still fail.
 //
 // Since an old value stays valid, a caller can peek (debit and discard the result), try a debit
 // on several branches, or retry from a value kept aside. [Schedule] lists the instants at which
@@ -50,14 +51,14 @@
 //	FixedWindow(w, n, start)        n in each window; up to 2n      n, at any instant    count, window
 //	                                across a window boundary        of a window
 //	SlidingWindow(w, n)             n in any span w, exactly        n                    up to n entries
-//	SlidingWindowBucketed(w, k, n)  n in any k consecutive sub-     n                    up to k entries
-//	                                windows; under 2n in a span w
+//	SlidingWindowBucketed(w, k, n)  n in any k consecutive          n                    up to k entries
+//	                                sub-windows; under 2n in w
 //	SlidingWindowCount(w, n, start) n in each window; estimated     n                    two counts
 //	                                in between; at most 2n in w
 //
 // [GCRA] is the default: the smallest state, a steady rate with a bounded burst. [TokenBucket]
 // and [LeakyBucket] make the same decisions in the vocabulary of tokens held or water poured; their
-// status reads as tokens left. [FiniteBucket] is a quota that never refills. [FixedWindow] matches
+// status reads as tokens or room left. [FiniteBucket] is a quota that never refills. [FixedWindow] matches
 // quotas that reset on the clock ("1000 a day from midnight") and is the cheapest window, at the
 // price of its boundary burst. [SlidingWindow] is the exact window log: one entry per distinct
 // instant, debits O(1) amortized, and the answer of a refusal found by binary search, O(log n).
@@ -150,8 +151,8 @@
 // small fraction of an allocation per debit. A combinator allocates what its children do, plus
 // two for its own next value when it admits. An [AllOf] that refuses has still asked its children,
 // and checked its answer against them, so the values of the children that admitted are allocated
-// and discarded; an [AnyOf] refuses only when every child does, and allocates nothing then. The
-// benchmarks and allocation tests of this package measure and pin these figures.
+// and discarded; an [AnyOf] refuses only when every child does, and allocates nothing of its
+// own then. The benchmarks and allocation tests of this package measure and pin these figures.
 //
 // Package typed provides the same algorithms and combinators as concrete values, composed with
 // generics rather than interfaces, which debit without allocating at all.
