@@ -154,13 +154,17 @@
 // and discarded; an [AnyOf] refuses only when every child does, and allocates nothing of its
 // own then. The benchmarks and allocation tests of this package measure and pin these figures.
 //
-// Package typed provides the same algorithms and combinators as concrete values, composed with
-// generics rather than interfaces, which debit without allocating at all.
+// Package typed provides the same algorithms as concrete values, composed with generics rather
+// than interfaces: their debits, compositions included, allocate nothing (only the sliding log
+// does, amortized, when its storage grows), and they turn into a [Limiter] when they must mix with
+// dynamic ones.
 //
 // # Testing your own limiter
 //
 // [Limiter] is an interface that other packages may implement, and combinators take any
-// implementation. Package numerustest checks an implementation against the laws this package
-// documents: a refusal returns the receiver, earlier instants credit nothing, answers are tight,
-// Status is pure. Run it from the implementation's tests, with fixed instants.
+// implementation. Package numerustest checks an implementation against the laws every limiter
+// must obey, among them those above: the same debits give the same answers, debiting a value does
+// not change it, a refusal changes nothing, answers are tight and Never is final. Call its Run from
+// a test with a function that returns a fresh limiter; each law runs as a subtest over random
+// timelines.
 package numerus
