@@ -21,9 +21,10 @@ const MaxInstant int64 = math.MaxInt64 - 1
 // MinInstant is the earliest instant.
 const MinInstant int64 = math.MinInt64
 
-// AddSat returns a+d for d ≥ 0, saturated to MaxInstant.
+// AddSat returns a+d for d ≥ 0, saturated to MaxInstant. For a < 0 the sum cannot pass
+// MaxInstant, and MaxInstant-a would overflow, so only a ≥ 0 is checked.
 func AddSat(a, d int64) int64 {
-	if d > MaxInstant-a {
+	if a >= 0 && d > MaxInstant-a {
 		return MaxInstant
 	}
 	return a + d
