@@ -87,39 +87,63 @@ func AnyOf(ls ...Limiter) Limiter {
 
 type allOf struct{ children []Limiter }
 
+// checker is implemented by the built-in limiters: it answers like DebitN without building the
+// limiter that follows, so that combinators can ask before they charge.
+type checker interface {
+	check(at time.Time, cost int64) (NextDebitable, bool)
+}
+
+// check answers like l.DebitN(at, cost), without allocating for the built-in limiters.
+func check(l Limiter, at time.Time, cost int64) (NextDebitable, bool) {
+	if c, ok := l.(checker); ok {
+		return c.check(at, cost)
+	}
+	_, from, ok := l.DebitN(at, cost)
+	return from, ok
+}
+
 func (l *allOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
 
 func (l *allOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	if from, ok := l.check(at, cost); !ok {
+		return l, l.search(from, cost), false
+	}
 	next := make([]Limiter, len(l.children))
-	from, ok := DebitableFrom(at), true
 	for i, c := range l.children {
-		n, f, admitted := c.DebitN(at, cost)
-		if !admitted {
-			from, ok = Latest(from, f), false
-			if from.IsNever() {
-				return l, from, false
-			}
+		n, from, ok := c.DebitN(at, cost)
+		if !ok { // a child that is not a pure value changed its mind
+			return l, l.search(from, cost), false
 		}
 		next[i] = n
 	}
-	if ok {
-		return &allOf{children: next}, from, true
+	return &allOf{children: next}, DebitableFrom(at), true
+}
+
+// check asks every child whether it admits the debit, without keeping what they become: the
+// answer is the latest of theirs, Never as soon as one says Never.
+func (l *allOf) check(at time.Time, cost int64) (NextDebitable, bool) {
+	from, all := DebitableFrom(at), true
+	for _, c := range l.children {
+		if f, ok := check(c, at, cost); !ok {
+			from, all = Latest(from, f), false
+			if from.IsNever() {
+				return from, false
+			}
+		}
 	}
-	return l, l.search(from, cost), false
+	return from, all
 }
 
 // search moves from on until every child admits the debit there, for at most MaxSearch rounds.
 func (l *allOf) search(from NextDebitable, cost int64) NextDebitable {
 	for range MaxSearch {
-		t, _ := from.Time()
-		moved := from
-		for _, c := range l.children {
-			if _, f, ok := c.DebitN(t, cost); !ok {
-				moved = Latest(moved, f)
-			}
+		t, finite := from.Time()
+		if !finite {
+			return from
 		}
-		if moved.IsNever() || !moved.After(from) {
-			return moved
+		moved, ok := l.check(t, cost)
+		if ok || !moved.After(from) {
+			return from
 		}
 		from = moved
 	}
@@ -159,6 +183,18 @@ func (l *anyOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) 
 		return l, from, false
 	}
 	return &anyOf{children: next}, DebitableFrom(at), true
+}
+
+func (l *anyOf) check(at time.Time, cost int64) (NextDebitable, bool) {
+	from := Never()
+	for _, c := range l.children {
+		f, ok := check(c, at, cost)
+		if ok {
+			return f, true
+		}
+		from = Earliest(from, f)
+	}
+	return from, false
 }
 
 func (l *anyOf) Status(at time.Time) Status {

@@ -30,6 +30,14 @@ func (l *single[K]) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bo
 	return l, fromInstant(from, at), false
 }
 
+func (l *single[K]) check(at time.Time, cost int64) (NextDebitable, bool) {
+	_, from, ok := l.k.Debit(instant(at), cost)
+	if ok {
+		return DebitableFrom(at), true
+	}
+	return fromInstant(from, at), false
+}
+
 func (l *single[K]) Status(at time.Time) Status { return status(l.k.Status(instant(at)), at) }
 
 func (l *single[K]) String() string { return l.k.String() }

@@ -19,9 +19,16 @@ type entry struct{ at, cum int64 }
 // may append in place only while nobody has appended past its tail, which claimed records with a
 // compare-and-swap. Slots, once written, never change, so old values stay valid.
 type logBuf struct {
-	entries []entry
+	entries []slot
 	claimed atomic.Int64
 }
+
+// slot holds one entry. Its words are atomic because two values branched from the same one may
+// push the same entry into the same slot at once: one writes, the other reads to compare.
+type slot struct{ at, cum atomic.Int64 }
+
+func (s *slot) load() entry   { return entry{s.at.Load(), s.cum.Load()} }
+func (s *slot) store(e entry) { s.at.Store(e.at); s.cum.Store(e.cum) }
 
 // Log is an immutable sliding log. Its live entries are buf[head:tail] followed by newest, which is
 // kept inline so that debits at the same (rounded) instant merge without touching shared storage.
@@ -45,8 +52,12 @@ func (l Log) expire(at int64) Log {
 		l.head, l.base = l.tail, l.newest.cum
 		return l
 	}
-	for l.head < l.tail && l.buf.entries[l.head].at <= cut {
-		l.base = l.buf.entries[l.head].cum
+	for l.head < l.tail {
+		e := l.buf.entries[l.head].load()
+		if e.at > cut {
+			break
+		}
+		l.base = e.cum
 		l.head++
 	}
 	return l
@@ -85,14 +96,14 @@ func (l Log) Debit(at, cost int64) (Log, int64, bool) {
 // expiry returns the instant of the live entry whose expiry frees at least need tokens.
 func (l Log) expiry(need int64) int64 {
 	live := l.buf.entriesOf(l.head, l.tail)
-	i := sort.Search(len(live), func(i int) bool { return live[i].cum-l.base >= need })
+	i := sort.Search(len(live), func(i int) bool { return live[i].cum.Load()-l.base >= need })
 	if i < len(live) {
-		return live[i].at
+		return live[i].at.Load()
 	}
 	return l.newest.at
 }
 
-func (b *logBuf) entriesOf(head, tail int) []entry {
+func (b *logBuf) entriesOf(head, tail int) []slot {
 	if b == nil {
 		return nil
 	}
@@ -100,22 +111,33 @@ func (b *logBuf) entriesOf(head, tail int) []entry {
 }
 
 // push appends e after the live entries: in place when this value owns the end of the storage,
-// otherwise into new storage twice the live size, so time per debit is O(1) amortized and memory
-// stays O(Limit).
+// or when the slot there already holds e (another value branched from this one pushed the same
+// entry: what a value pushes depends only on that value); otherwise into new storage twice the
+// live size. So time per debit is O(1) amortized, memory stays O(Limit), and a combinator that asks
+// a log before it charges does not make the log copy itself.
 func (l Log) push(e entry) Log {
-	b := l.buf
-	if b != nil && l.tail < len(b.entries) && b.claimed.CompareAndSwap(int64(l.tail), int64(l.tail)+1) {
-		b.entries[l.tail] = e
+	if b := l.buf; b != nil && l.tail < len(b.entries) && b.claim(l.tail, e) {
 		l.tail++
 		return l
 	}
-	live := b.entriesOf(l.head, l.tail)
-	nb := &logBuf{entries: make([]entry, max(2*(len(live)+1), 8))}
-	copy(nb.entries, live)
-	nb.entries[len(live)] = e
+	live := l.buf.entriesOf(l.head, l.tail)
+	nb := &logBuf{entries: make([]slot, max(2*(len(live)+1), 8))}
+	for i := range live {
+		nb.entries[i].store(live[i].load())
+	}
+	nb.entries[len(live)].store(e)
 	nb.claimed.Store(int64(len(live) + 1))
 	l.buf, l.head, l.tail = nb, 0, len(live)+1
 	return l
+}
+
+// claim writes e into slot i if nobody has claimed it yet, or reports whether it already holds e.
+func (b *logBuf) claim(i int, e entry) bool {
+	if b.claimed.CompareAndSwap(int64(i), int64(i)+1) {
+		b.entries[i].store(e)
+		return true
+	}
+	return b.entries[i].load() == e
 }
 
 // Status reports the tokens left in the window and when every entry has expired.
@@ -136,7 +158,9 @@ func (l Log) Status(at int64) Status {
 // Entries calls yield with each live entry's instant and tokens, oldest first.
 func (l Log) Entries(yield func(at, tokens int64) bool) {
 	prev := l.base
-	for _, e := range l.buf.entriesOf(l.head, l.tail) {
+	live := l.buf.entriesOf(l.head, l.tail)
+	for i := range live {
+		e := live[i].load()
 		if !yield(e.at, e.cum-prev) {
 			return
 		}
