@@ -22,7 +22,9 @@ func AlwaysDeny() Limiter { return deny{} }
 
 type allow struct{}
 
-func (allow) Debit(at time.Time) (Limiter, NextDebitable, bool) { return allow{}, DebitableFrom(at), true }
+func (allow) Debit(at time.Time) (Limiter, NextDebitable, bool) {
+	return allow{}, DebitableFrom(at), true
+}
 
 func (a allow) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
 	kernel.CheckCost(cost)
