@@ -111,3 +111,15 @@ func TestStepsAboveCapacity(t *testing.T) {
 		})
 	}
 }
+
+// TestStepsOneBucket checks that a bucketed window of one sub-window is a fixed window aligned on
+// the Unix epoch, as documented, and not the exact log.
+func TestStepsOneBucket(t *testing.T) {
+	l := numerus.Must(numerus.SlidingWindowBucketed(minute, 1, 2))
+	runSteps(t, l, []step{
+		{at: 30 * s, cost: 1, ok: true, left: 1, full: minute},
+		{at: 59 * s, cost: 1, ok: true, left: 0, full: minute},
+		{at: 59 * s, cost: 1, from: minute, left: 0, full: minute}, // the log would say 90s
+		{at: minute, cost: 2, ok: true, left: 0, full: 2 * minute},
+	})
+}
