@@ -142,11 +142,11 @@ func (m *windowModel) sum(k int64) int64 {
 	return c
 }
 
-func (m *windowModel) admits(t, cost int64) bool   { return m.sum(m.index(t))+cost <= m.n }
-func (m *windowModel) charge(t, cost int64)        { m.log = append(m.log, entry{t, cost}) }
-func (m *windowModel) remaining(t int64) int64     { return m.n - m.sum(m.index(t)) }
-func (m *windowModel) end(t int64) int64           { return m.origin + (m.index(t)+1)*m.w }
-func (m *windowModel) start(t int64) int64         { return m.origin + m.index(t)*m.w }
+func (m *windowModel) admits(t, cost int64) bool { return m.sum(m.index(t))+cost <= m.n }
+func (m *windowModel) charge(t, cost int64)      { m.log = append(m.log, entry{t, cost}) }
+func (m *windowModel) remaining(t int64) int64   { return m.n - m.sum(m.index(t)) }
+func (m *windowModel) end(t int64) int64         { return m.origin + (m.index(t)+1)*m.w }
+func (m *windowModel) start(t int64) int64       { return m.origin + m.index(t)*m.w }
 func (m *windowModel) full(t int64) (int64, bool) {
 	if m.sum(m.index(t)) > 0 {
 		return m.end(t), true
