@@ -29,6 +29,16 @@ func AddSat(a, d int64) int64 {
 	return a + d
 }
 
+// Until returns the instant d ≥ 0 after a as an answer: Never when it lies past MaxInstant, the
+// latest instant anything can happen at (a later one counts as MaxInstant), so that it never comes.
+// An answer that saturated to MaxInstant would be refused there again.
+func Until(a, d int64) int64 {
+	if d > MaxInstant-a {
+		return Never
+	}
+	return a + d
+}
+
 // SubSat returns a-d for d ≥ 0, saturated to MinInstant.
 func SubSat(a, d int64) int64 {
 	if a < MinInstant+d {

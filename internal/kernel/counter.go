@@ -52,10 +52,10 @@ func (c SlidingCounter) Debit(at, cost int64) (SlidingCounter, int64, bool) {
 func (p *WindowPolicy) counterFrom(s, prev, cur, cost int64) int64 {
 	if cur+cost <= p.Limit {
 		if e := p.decayed(prev, p.Limit-cur-cost); e < p.Width {
-			return AddSat(s, e)
+			return Until(s, e)
 		}
 	}
-	return AddSat(AddSat(s, p.Width), p.decayed(cur, p.Limit-cost))
+	return Until(Until(s, p.Width), p.decayed(cur, p.Limit-cost))
 }
 
 // decayed returns the least elapsed e in [0, W] with weight·(W−e) ≤ room·W.
@@ -83,9 +83,9 @@ func (c SlidingCounter) Status(at int64) Status {
 	full := at
 	switch {
 	case cur > 0:
-		full = AddSat(AddSat(s, p.Width), p.Width)
+		full = Until(Until(s, p.Width), p.Width)
 	case prev > 0:
-		full = AddSat(s, p.Width)
+		full = Until(s, p.Width)
 	}
 	return Status{Limit: p.Limit, Remaining: left, Full: full}
 }

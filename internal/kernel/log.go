@@ -64,7 +64,7 @@ func (l Log) Debit(at, cost int64) (Log, int64, bool) {
 	at = max(at, l.Last)
 	live := l.expire(at)
 	if over := live.count() + cost - p.Limit; over > 0 {
-		return l, AddSat(live.expiry(over), p.Width), false
+		return l, Until(live.expiry(over), p.Width), false
 	}
 	q := at - floorMod(at, 0, p.Quantum)
 	switch {
@@ -128,7 +128,7 @@ func (l Log) Status(at int64) Status {
 	live := l.expire(at)
 	full := at
 	if live.count() > 0 {
-		full = AddSat(live.newest.at, p.Width)
+		full = Until(live.newest.at, p.Width)
 	}
 	return Status{Limit: p.Limit, Remaining: p.Limit - live.count(), Full: full}
 }

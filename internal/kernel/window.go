@@ -41,7 +41,7 @@ func (w FixedWindow) Debit(at, cost int64) (FixedWindow, int64, bool) {
 	at = max(at, w.Last)
 	s, c := w.countAt(at)
 	if c+cost > p.Limit {
-		return w, AddSat(s, p.Width), false
+		return w, Until(s, p.Width), false
 	}
 	return FixedWindow{P: p, Start: s, Count: c + cost, Last: at}, at, true
 }
@@ -56,7 +56,7 @@ func (w FixedWindow) Status(at int64) Status {
 	s, c := w.countAt(at)
 	full := at
 	if c > 0 {
-		full = AddSat(s, p.Width)
+		full = Until(s, p.Width)
 	}
 	return Status{Limit: p.Limit, Remaining: p.Limit - c, Full: full}
 }
