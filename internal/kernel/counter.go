@@ -42,7 +42,7 @@ func (c SlidingCounter) Debit(at, cost int64) (SlidingCounter, int64, bool) {
 	}
 	at = max(at, c.Last)
 	s, prev, cur := c.countsAt(at)
-	if p.weighted(prev, cur+cost, at-s).cmp(mul(p.Limit, p.Width)) <= 0 {
+	if cost <= p.Limit-cur && p.weighted(prev, cur+cost, at-s).cmp(mul(p.Limit, p.Width)) <= 0 {
 		return SlidingCounter{P: p, Start: s, Prev: prev, Cur: cur + cost, Last: at}, at, true
 	}
 	return c, p.counterFrom(s, prev, cur, cost), false
@@ -50,7 +50,7 @@ func (c SlidingCounter) Debit(at, cost int64) (SlidingCounter, int64, bool) {
 
 // counterFrom returns the first instant a refused debit of cost fits, from the window at s.
 func (p *WindowPolicy) counterFrom(s, prev, cur, cost int64) int64 {
-	if cur+cost <= p.Limit {
+	if cost <= p.Limit-cur {
 		if e := p.decayed(prev, p.Limit-cur-cost); e < p.Width {
 			return Until(s, e)
 		}

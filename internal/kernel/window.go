@@ -40,7 +40,7 @@ func (w FixedWindow) Debit(at, cost int64) (FixedWindow, int64, bool) {
 	}
 	at = max(at, w.Last)
 	s, c := w.countAt(at)
-	if c+cost > p.Limit {
+	if cost > p.Limit-c {
 		return w, Until(s, p.Width), false
 	}
 	return FixedWindow{P: p, Start: s, Count: c + cost, Last: at}, at, true
