@@ -23,7 +23,7 @@ const MinInstant int64 = math.MinInt64
 
 // AddSat returns a+d for d ≥ 0, saturated to MaxInstant.
 func AddSat(a, d int64) int64 {
-	if d > MaxInstant-a {
+	if a > MaxInstant-d {
 		return MaxInstant
 	}
 	return a + d
@@ -33,7 +33,7 @@ func AddSat(a, d int64) int64 {
 // latest instant anything can happen at (a later one counts as MaxInstant), so that it never comes.
 // An answer that saturated to MaxInstant would be refused there again.
 func Until(a, d int64) int64 {
-	if d > MaxInstant-a {
+	if a > MaxInstant-d {
 		return Never
 	}
 	return a + d
