@@ -50,12 +50,12 @@ func (g GCRA) Debit(at, cost int64) (GCRA, int64, bool) {
 	return GCRA{P: p, TAT: arrival(at, debt+need, p.Rate.N), Last: at}, at, true
 }
 
-// arrival returns the instant at + s/n as a Frac.
+// arrival returns the instant at + s/n (s ≥ 0) as a Frac.
 func arrival(at, s, n int64) Frac {
-	if q := s / n; q <= MaxInstant-at {
+	if q := s / n; at <= MaxInstant-q {
 		return Frac{at + q, s % n}
 	}
-	k := MaxInstant - at
+	k := int64(diff(at, MaxInstant)) // fits: it is below s/n
 	return Frac{MaxInstant, s - k*n}
 }
 
