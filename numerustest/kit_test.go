@@ -168,8 +168,8 @@ func TestLawsCatchFlaws(t *testing.T) {
 		{FullStatus, "full"},
 	}
 	for _, c := range cases {
-		e := env{config: config{maxCost: 4, span: time.Second, start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
-			newLimiter: newQuota(c.flaw)}
+		e := newEnv(config{maxCost: 4, span: time.Second, start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
+			newQuota(c.flaw))
 		if !catches(check(c.law), e) {
 			t.Errorf("law %s did not catch the flaw %q", c.law, c.flaw)
 		}

@@ -87,6 +87,9 @@ func waiting(t *rapid.T, e env) {
 	if ok || !finite {
 		return
 	}
+	if !f.After(at) {
+		t.Fatalf("%s: DebitN(%v, %d) answered %v, not after the instant asked", h.l, at, d.Cost, from)
+	}
 	wait := int64(f.Sub(at))
 	offsets := make([]int64, 0, 10)
 	for i := range int64(8) {

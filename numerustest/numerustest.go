@@ -162,10 +162,14 @@ type config struct {
 	skip    map[Law]bool
 }
 
-// env is what a law's check needs: the configuration and the constructor.
+// env is what a law's check needs: the configuration, the constructor and the generators.
 type env struct {
 	config
 	newLimiter func() numerus.Limiter
+	steps      *rapid.Generator[time.Duration] // from one instant to the next
+	costs      *rapid.Generator[int64]
+	debitGen   *rapid.Generator[debit]
+	laterGen   *rapid.Generator[int64] // ns from an instant to a later one
 }
 
 // Run checks, one subtest per law, that the limiters newLimiter makes obey the laws of the
@@ -178,7 +182,7 @@ func Run(t *testing.T, newLimiter func() numerus.Limiter, opts ...Option) {
 	for _, o := range opts {
 		o.apply(&c)
 	}
-	e := env{config: c, newLimiter: newLimiter}
+	e := newEnv(c, newLimiter)
 	for _, l := range laws {
 		t.Run(string(l.law), func(t *testing.T) {
 			if c.skip[l.law] {

@@ -15,10 +15,11 @@ type debit struct {
 	Cost int64
 }
 
-// steps generates how far the next instant lies from the previous one.
-func (e env) steps() *rapid.Generator[time.Duration] {
-	s := int64(e.span)
-	return rapid.Map(rapid.OneOf(
+// newEnv returns the environment of the checks, with its generators built once.
+func newEnv(c config, newLimiter func() numerus.Limiter) env {
+	e := env{config: c, newLimiter: newLimiter}
+	s := int64(c.span)
+	e.steps = rapid.Map(rapid.OneOf(
 		rapid.Just(int64(0)),
 		rapid.Int64Range(-1, 1),
 		rapid.Int64Range(0, max(s/16, 1)),
@@ -26,28 +27,23 @@ func (e env) steps() *rapid.Generator[time.Duration] {
 		rapid.Int64Range(-s/2, s),
 		rapid.Int64Range(s, 4*s),
 	), func(d int64) time.Duration { return time.Duration(d) })
-}
-
-// costs generates costs from 1 to the maximum, 1 more often than the others.
-func (e env) costs() *rapid.Generator[int64] {
-	return rapid.OneOf(rapid.Just(int64(1)), rapid.Int64Range(1, e.maxCost))
-}
-
-func (e env) debitGen() *rapid.Generator[debit] {
-	return rapid.Custom(func(t *rapid.T) debit {
-		return debit{Step: e.steps().Draw(t, "step"), Cost: e.costs().Draw(t, "cost")}
+	e.costs = rapid.OneOf(rapid.Just(int64(1)), rapid.Int64Range(1, c.maxCost))
+	e.debitGen = rapid.Custom(func(t *rapid.T) debit {
+		return debit{Step: e.steps.Draw(t, "step"), Cost: e.costs.Draw(t, "cost")}
 	})
+	e.laterGen = rapid.OneOf(rapid.Just(int64(1)), rapid.Int64Range(0, 4*s))
+	return e
 }
 
-func (e env) step(t *rapid.T, label string) time.Duration { return e.steps().Draw(t, label) }
+func (e env) step(t *rapid.T, label string) time.Duration { return e.steps.Draw(t, label) }
 
-func (e env) cost(t *rapid.T, label string) int64 { return e.costs().Draw(t, label) }
+func (e env) cost(t *rapid.T, label string) int64 { return e.costs.Draw(t, label) }
 
-func (e env) debit(t *rapid.T, label string) debit { return e.debitGen().Draw(t, label) }
+func (e env) debit(t *rapid.T, label string) debit { return e.debitGen.Draw(t, label) }
 
 // debits draws a sequence of at most n debits.
 func (e env) debits(t *rapid.T, label string, n int) []debit {
-	return rapid.SliceOfN(e.debitGen(), 0, n).Draw(t, label)
+	return rapid.SliceOfN(e.debitGen, 0, n).Draw(t, label)
 }
 
 // timeline is a value built by debits from a fresh limiter.
@@ -140,6 +136,5 @@ func same(t *rapid.T, l numerus.Limiter, what string, got, want []answer) {
 
 // later returns an instant from at to at plus four spans, at plus 1ns more often than others.
 func (e env) later(t *rapid.T, at time.Time, label string) time.Time {
-	d := rapid.OneOf(rapid.Just(int64(1)), rapid.Int64Range(0, 4*int64(e.span))).Draw(t, label)
-	return at.Add(time.Duration(d))
+	return at.Add(time.Duration(e.laterGen.Draw(t, label)))
 }
