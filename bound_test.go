@@ -9,11 +9,11 @@ import (
 	"github.com/numerus-closus/numerus"
 )
 
-// admissions debits l along a timeline from t0 and returns what it admitted, each at the instant
+// admissions debits l along a timeline from start and returns what it admitted, each at the instant
 // it counts at: the latest admitted instant when the timeline stepped back before it.
-func admissions(l numerus.Limiter, events []event) []entry {
+func admissions(l numerus.Limiter, start time.Time, events []event) []entry {
 	var adm []entry
-	at := t0.UnixNano()
+	at := start.UnixNano()
 	for _, e := range events {
 		at += e.step
 		next, _, ok := l.DebitN(time.Unix(0, at), e.cost)
@@ -37,13 +37,13 @@ func TestBounds(t *testing.T) {
 	for _, kind := range kinds {
 		t.Run(kind, rapid.MakeCheck(func(t *rapid.T) {
 			p := drawPolicy(t, kind)
-			checkBound(t, p.m, admissions(p.l, drawTimeline(t, p.span, p.capacity, 60)))
+			checkBound(t, p.m, admissions(p.l, drawEra(t), drawTimeline(t, p.span, p.capacity, 60)))
 		}))
 	}
 	t.Run("and", rapid.MakeCheck(func(t *rapid.T) {
 		a := drawPolicy(t, rapid.SampledFrom(kinds).Draw(t, "a"))
 		b := drawPolicy(t, rapid.SampledFrom(kinds).Draw(t, "b"))
-		adm := admissions(numerus.And(a.l, b.l), drawTimeline(t, max(a.span, b.span), 4, 60))
+		adm := admissions(numerus.And(a.l, b.l), drawEra(t), drawTimeline(t, max(a.span, b.span), 4, 60))
 		checkBound(t, a.m, adm)
 		checkBound(t, b.m, adm)
 	}))

@@ -70,6 +70,14 @@ func bucket(kind string, n, tokens, per int64) policy {
 	return policy{l, m, n, max(n*per/tokens, 1)}
 }
 
+// eras are the instants timelines start near: t0, before the Unix epoch (negative instants),
+// just before it (crossing zero), and late in the range.
+var eras = []time.Time{t0, time.Date(1950, 6, 15, 12, 0, 0, 0, time.UTC), time.Unix(0, -500_000_000),
+	time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)}
+
+// drawEra draws the instant a timeline starts from.
+func drawEra(t *rapid.T) time.Time { return rapid.SampledFrom(eras).Draw(t, "era") }
+
 // event is one debit of a timeline: move the instant by step ns, then debit cost.
 type event struct{ step, cost int64 }
 

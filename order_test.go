@@ -19,7 +19,8 @@ func TestOutOfOrder(t *testing.T) {
 		t.Run(kind, rapid.MakeCheck(func(t *rapid.T) {
 			p := drawPolicy(t, kind)
 			jumbled, ordered := p.l, p.l
-			at, latest := t0, t0.Add(-time.Hour)
+			at := drawEra(t)
+			latest := at.Add(-time.Hour)
 			for i, e := range drawTimeline(t, p.span, p.capacity+1, 60) {
 				at = at.Add(time.Duration(e.step))
 				u := at
@@ -100,7 +101,7 @@ func TestBucketsEquivalent(t *testing.T) {
 		tokens, per := rapid.Int64Range(1, 9).Draw(t, "rate tokens"), periods().Draw(t, "rate period")
 		ls := []numerus.Limiter{bucket("gcra", n, tokens, per).l, bucket("token", n, tokens, per).l,
 			bucket("leaky", n, tokens, per).l}
-		at := t0
+		at := drawEra(t)
 		for i, e := range drawTimeline(t, max(n*per/tokens, 1), n+1, 60) {
 			at = at.Add(time.Duration(e.step))
 			n0, f0, ok0 := ls[0].DebitN(at, e.cost)

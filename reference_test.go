@@ -10,7 +10,8 @@ import (
 )
 
 // TestAgainstModel is the model-based property of every algorithm: over a random policy and a
-// random timeline (steps of zero, back and forth, costs above the capacity), the limiter admits
+// random timeline (steps of zero, back and forth, costs above the capacity, in several eras), the
+// limiter admits
 // exactly what its naive model admits, answers each refusal with the model's first admitting
 // instant (found by bisection, not by formula), and reports the model's remaining and full.
 func TestAgainstModel(t *testing.T) {
@@ -18,7 +19,7 @@ func TestAgainstModel(t *testing.T) {
 		t.Run(kind, rapid.MakeCheck(func(t *rapid.T) {
 			p := drawPolicy(t, kind)
 			d := &driver{m: p.m}
-			at := t0.UnixNano() + rapid.Int64Range(0, p.span).Draw(t, "start")
+			at := drawEra(t).UnixNano() + rapid.Int64Range(0, p.span).Draw(t, "start")
 			l := p.l
 			for i, e := range drawTimeline(t, p.span, p.capacity+1, 40) {
 				at += e.step
