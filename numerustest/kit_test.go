@@ -205,3 +205,8 @@ func TestLaws(t *testing.T) {
 	}
 	Run(t, newQuota("split"), Skip(Split, StatusMatch), WithMaxCost(4))
 }
+
+// TestLongSpan checks that the largest span runs: four spans still fit in a time.Duration.
+func TestLongSpan(t *testing.T) {
+	Run(t, newQuota(""), WithSpan(1<<62), WithMaxCost(4), WithStart(time.Date(1800, 1, 1, 0, 0, 0, 0, time.UTC)))
+}

@@ -134,7 +134,7 @@ func WithMaxCost(n int64) Option {
 
 // WithSpan scales the steps between the instants of a timeline to d: use the period of the
 // limiter's policy (its window, or the time to refill it), so that timelines both exhaust it and
-// let it recover. A span below 1ns counts as 1ns and one above 100 years as 100 years.
+// let it recover. A span below 1ns counts as 1ns and one above 50 years as 50 years.
 func WithSpan(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.span = min(max(d, 1), maxSpan) })
 }
@@ -153,7 +153,7 @@ func Skip(laws ...Law) Option {
 	})
 }
 
-const maxSpan = 100 * 365 * 24 * time.Hour
+const maxSpan = 50 * 365 * 24 * time.Hour // four spans must fit in a Duration
 
 type config struct {
 	maxCost int64
