@@ -41,7 +41,8 @@
 //     instant (without other debits): Never is not a long wait.
 //   - [OutOfOrder]: an instant t earlier than L is no better than L. If the debit is admitted at t,
 //     it is admitted at L; if it is refused at L, it is refused at t with an answer no earlier than
-//     the answer at L. The built-in limiters treat t as L and answer exactly as at L.
+//     the answer at L. Each algorithm of package numerus treats t as L and answers exactly as
+//     at L.
 //   - [Growth]: capacity does not shrink as time passes: a debit admitted at at is admitted at
 //     every later instant (without other debits). And relies on it to find its answer in one
 //     round; a limiter that closes at certain hours breaks it.
