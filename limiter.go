@@ -43,15 +43,17 @@ type Status struct {
 // instant converts t to nanoseconds since the Unix epoch, clamped to the range int64 can hold
 // (the years 1677 to 2262): an earlier instant counts as the earliest, a later one as the latest.
 func instant(t time.Time) int64 {
-	const maxSec = kernel.MaxInstant/1e9 - 1
-	switch sec := t.Unix(); {
-	case sec > maxSec:
-		return kernel.MaxInstant
-	case sec < -maxSec:
+	switch {
+	case t.Before(earliest):
 		return kernel.MinInstant
+	case t.After(latest):
+		return kernel.MaxInstant
 	}
 	return t.UnixNano()
 }
+
+// earliest and latest are the first and last instants a kernel tells apart.
+var earliest, latest = time.Unix(0, kernel.MinInstant), time.Unix(0, kernel.MaxInstant)
 
 // fromInstant converts a kernel answer back to a NextDebitable in the location of at.
 func fromInstant(ns int64, at time.Time) NextDebitable {
@@ -61,6 +63,12 @@ func fromInstant(ns int64, at time.Time) NextDebitable {
 	return DebitableFrom(time.Unix(0, ns).In(at.Location()))
 }
 
+// status converts a kernel's status at at; a limiter full at the instant asked is full at at
+// itself, even where at lies outside the years 1677 to 2262 and the kernel saw it clamped.
 func status(s kernel.Status, at time.Time) Status {
-	return Status{Limit: s.Limit, Remaining: s.Remaining, Full: fromInstant(s.Full, at)}
+	full := fromInstant(s.Full, at)
+	if s.Full == instant(at) {
+		full = DebitableFrom(at)
+	}
+	return Status{Limit: s.Limit, Remaining: s.Remaining, Full: full}
 }

@@ -6,7 +6,9 @@ import (
 )
 
 // Schedule returns the instants, from start on, at which back-to-back debits of cost would be
-// admitted, each with the limiter that follows it. It ends when the limiter says Never. It is pure:
+// admitted, each with the limiter that follows it. It ends when the limiter says Never, or answers
+// an instant not after the one asked (as no limiter that obeys the laws of package numerustest
+// does), so that a faulty limiter cannot make it loop forever. It is pure:
 // nothing sleeps, and l is not changed. The instant after a refusal is the limiter's own answer, so
 // the sequence is exact: the n-th instant is when the n-th of a batch of debits goes through.
 func Schedule(l Limiter, start time.Time, cost int64) iter.Seq2[time.Time, Limiter] {
@@ -22,7 +24,7 @@ func Schedule(l Limiter, start time.Time, cost int64) iter.Seq2[time.Time, Limit
 				continue
 			}
 			t, finite := from.Time()
-			if !finite {
+			if !finite || !t.After(at) {
 				return
 			}
 			at = t

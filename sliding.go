@@ -14,18 +14,23 @@ import (
 //
 // It returns an error matching ErrInvalidArgument when window or n is not positive.
 func SlidingWindow(window time.Duration, n int64) (Limiter, error) {
-	return SlidingWindowBucketed(window, 1, n)
+	p, inv := kernel.LogOf(int64(window), n, 1)
+	if inv != nil {
+		return nil, invalid(inv)
+	}
+	return newSingle(p.FreshLog()), nil
 }
 
 // SlidingWindowBucketed returns a sliding window of the given length split into windows equal
 // sub-windows aligned on the Unix epoch: at most n tokens in any windows consecutive sub-windows.
 // A token counts from the start of its sub-window for one window's length, so a span of length
-// window may hold up to n plus what the sub-window it starts in holds. Memory is O(windows).
+// window may hold up to n plus what the sub-window it starts in holds. With one sub-window it is a
+// fixed window aligned on the epoch. Memory is O(windows).
 //
 // It returns an error matching ErrInvalidArgument when window, windows or n is not positive, or
 // when windows does not divide window evenly.
 func SlidingWindowBucketed(window time.Duration, windows int, n int64) (Limiter, error) {
-	p, inv := kernel.LogOf(int64(window), n, int64(windows))
+	p, inv := kernel.BucketsOf(int64(window), n, int64(windows))
 	if inv != nil {
 		return nil, invalid(inv)
 	}

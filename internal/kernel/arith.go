@@ -21,11 +21,20 @@ const MaxInstant int64 = math.MaxInt64 - 1
 // MinInstant is the earliest instant.
 const MinInstant int64 = math.MinInt64
 
-// AddSat returns a+d for d ≥ 0, saturated to MaxInstant. For a < 0 the sum cannot pass
-// MaxInstant, and MaxInstant-a would overflow, so only a ≥ 0 is checked.
+// AddSat returns a+d for d ≥ 0, saturated to MaxInstant (MaxInstant-d cannot overflow).
 func AddSat(a, d int64) int64 {
-	if a >= 0 && d > MaxInstant-a {
+	if a > MaxInstant-d {
 		return MaxInstant
+	}
+	return a + d
+}
+
+// Until returns the instant d ≥ 0 after a as an answer: Never when it lies past MaxInstant, the
+// latest instant anything can happen at (a later one counts as MaxInstant), so that it never comes.
+// An answer that saturated to MaxInstant would be refused there again.
+func Until(a, d int64) int64 {
+	if a > MaxInstant-d {
+		return Never
 	}
 	return a + d
 }

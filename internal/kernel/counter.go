@@ -16,16 +16,18 @@ func (p *WindowPolicy) FreshCounter() SlidingCounter {
 	return SlidingCounter{P: p, Start: MinInstant, Last: MinInstant}
 }
 
-// countsAt returns the start of the window holding at and the previous and current counts there.
-func (c SlidingCounter) countsAt(at int64) (s, prev, cur int64) {
-	s = c.P.start(at)
+// countsAt returns the start of the window holding at, the time elapsed in it, and the previous
+// and current counts there.
+func (c SlidingCounter) countsAt(at int64) (s, e, prev, cur int64) {
+	e = floorMod(at, c.P.Origin, c.P.Width)
+	s = SubSat(at, e)
 	switch {
 	case s == c.Start:
-		return s, c.Prev, c.Cur
-	case c.Start < s && diff(c.Start, s) == uint64(c.P.Width):
-		return s, c.Cur, 0
+		return s, e, c.Prev, c.Cur
+	case c.Start < s && c.Start == c.P.start(s-1):
+		return s, e, c.Cur, 0
 	}
-	return s, 0, 0
+	return s, e, 0, 0
 }
 
 // weighted returns Prev·(W−e) + cur·W.
@@ -41,21 +43,22 @@ func (c SlidingCounter) Debit(at, cost int64) (SlidingCounter, int64, bool) {
 		return c, Never, false
 	}
 	at = max(at, c.Last)
-	s, prev, cur := c.countsAt(at)
-	if p.weighted(prev, cur+cost, at-s).cmp(mul(p.Limit, p.Width)) <= 0 {
+	s, e, prev, cur := c.countsAt(at)
+	if cost <= p.Limit-cur && p.weighted(prev, cur+cost, e).cmp(mul(p.Limit, p.Width)) <= 0 {
 		return SlidingCounter{P: p, Start: s, Prev: prev, Cur: cur + cost, Last: at}, at, true
 	}
-	return c, p.counterFrom(s, prev, cur, cost), false
+	return c, p.counterFrom(at, e, prev, cur, cost), false
 }
 
-// counterFrom returns the first instant a refused debit of cost fits, from the window at s.
-func (p *WindowPolicy) counterFrom(s, prev, cur, cost int64) int64 {
-	if cur+cost <= p.Limit {
-		if e := p.decayed(prev, p.Limit-cur-cost); e < p.Width {
-			return AddSat(s, e)
+// counterFrom returns the first instant a debit of cost refused at at, elapsed e into its window,
+// fits.
+func (p *WindowPolicy) counterFrom(at, e, prev, cur, cost int64) int64 {
+	if cost <= p.Limit-cur {
+		if d := p.decayed(prev, p.Limit-cur-cost); d < p.Width {
+			return Until(at, d-e)
 		}
 	}
-	return AddSat(AddSat(s, p.Width), p.decayed(cur, p.Limit-cost))
+	return Until(p.end(at, e), p.decayed(cur, p.Limit-cost))
 }
 
 // decayed returns the least elapsed e in [0, W] with weight·(W−e) ≤ room·W.
@@ -74,8 +77,8 @@ func (c SlidingCounter) Status(at int64) Status {
 		return Status{Full: Never}
 	}
 	at = max(at, c.Last)
-	s, prev, cur := c.countsAt(at)
-	used, limit := p.weighted(prev, cur, at-s), mul(p.Limit, p.Width)
+	_, e, prev, cur := c.countsAt(at)
+	used, limit := p.weighted(prev, cur, e), mul(p.Limit, p.Width)
 	var left int64
 	if used.cmp(limit) < 0 {
 		left = limit.sub(used).div(p.Width)
@@ -83,9 +86,9 @@ func (c SlidingCounter) Status(at int64) Status {
 	full := at
 	switch {
 	case cur > 0:
-		full = AddSat(AddSat(s, p.Width), p.Width)
+		full = Until(p.end(at, e), p.Width)
 	case prev > 0:
-		full = AddSat(s, p.Width)
+		full = p.end(at, e)
 	}
 	return Status{Limit: p.Limit, Remaining: left, Full: full}
 }

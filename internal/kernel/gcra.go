@@ -14,7 +14,9 @@ func NewGCRA(rate Rate, burst int64) *GCRAPolicy {
 
 // GCRA is the generic cell rate algorithm: a theoretical arrival time (TAT) that each admitted
 // token pushes on by P/N ns; a debit of cost c at t is admitted when max(TAT, t) + c·P/N − t is at
-// most Burst·P/N. The TAT keeps its fraction of a nanosecond, so uneven rates never drift.
+// most Burst·P/N. The TAT keeps its fraction of a nanosecond, so uneven rates never drift, and it
+// is kept exactly past MaxInstant too (see Frac), so that the last instants admit no more than a
+// token bucket does.
 type GCRA struct {
 	P    *GCRAPolicy
 	TAT  Frac
@@ -24,6 +26,15 @@ type GCRA struct {
 // Fresh returns a full GCRA under p.
 func (p *GCRAPolicy) Fresh() GCRA { return GCRA{P: p, TAT: Frac{MinInstant, 0}, Last: MinInstant} }
 
+// debt returns (TAT − at)·N, how far the TAT lies ahead of at scaled by N, or 0 if it does not;
+// for at not before Last it is at most Burst·P.
+func (g GCRA) debt(at int64) int64 {
+	if !g.TAT.after(at) {
+		return 0
+	}
+	return int64(diff(at, g.TAT.Q))*g.P.Rate.N + g.TAT.R
+}
+
 // Debit takes cost tokens at at.
 func (g GCRA) Debit(at, cost int64) (GCRA, int64, bool) {
 	CheckCost(cost)
@@ -32,23 +43,20 @@ func (g GCRA) Debit(at, cost int64) (GCRA, int64, bool) {
 		return g, Never, false
 	}
 	at = max(at, g.Last)
-	base := Frac{at, 0}
-	if g.TAT.after(at) {
-		base = g.TAT
+	debt, need := g.debt(at), cost*p.Rate.P
+	if over := need - (p.limit - debt); over > 0 {
+		return g, Until(at, ceilDiv(over, p.Rate.N)), false
 	}
-	n := p.Rate.N
-	next := base.plus(cost*p.Rate.P, n)
-	if next.scaledWithin(at, n, p.limit) {
-		return GCRA{P: p, TAT: next, Last: at}, at, true
-	}
-	return g, g.TAT.minus((p.Burst-cost)*p.Rate.P, n).ceil(), false
+	return GCRA{P: p, TAT: arrival(at, debt+need, p.Rate.N), Last: at}, at, true
 }
 
-// scaledWithin reports whether (f − at)·n ≤ limit, for f not before at, without overflow.
-func (f Frac) scaledWithin(at, n, limit int64) bool {
-	d := diff(at, f.Q)
-	q, r := uint64(limit/n), limit%n
-	return d < q || (d == q && f.R <= r)
+// arrival returns the instant at + s/n (s ≥ 0) as a Frac.
+func arrival(at, s, n int64) Frac {
+	if q := s / n; at <= MaxInstant-q {
+		return Frac{at + q, s % n}
+	}
+	k := int64(diff(at, MaxInstant)) // fits: it is below s/n
+	return Frac{MaxInstant, s - k*n}
 }
 
 // Status reports the tokens and the instant the cell is full again.
@@ -58,11 +66,9 @@ func (g GCRA) Status(at int64) Status {
 		return Status{Full: Never}
 	}
 	at = max(at, g.Last)
-	if !g.TAT.after(at) {
-		return Status{Limit: p.Burst, Remaining: p.Burst, Full: at}
-	}
-	used := g.TAT.scaledSince(at, p.Rate.N)
-	return Status{Limit: p.Burst, Remaining: p.Burst - ceilDiv(used, p.Rate.P), Full: g.TAT.ceil()}
+	debt := g.debt(at)
+	return Status{Limit: p.Burst, Remaining: p.Burst - ceilDiv(debt, p.Rate.P),
+		Full: Until(at, ceilDiv(debt, p.Rate.N))}
 }
 
 // String names the policy.

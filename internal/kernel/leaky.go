@@ -27,7 +27,7 @@ func (b LeakyBucket) Debit(at, cost int64) (LeakyBucket, int64, bool) {
 	at = max(at, b.Last)
 	level, pour := b.levelAt(at), cost*p.Rate.P
 	if over := level + pour - p.full; over > 0 {
-		return b, AddSat(at, ceilDiv(over, p.Rate.N)), false
+		return b, Until(at, ceilDiv(over, p.Rate.N)), false
 	}
 	return LeakyBucket{P: p, Level: level + pour, Last: at}, at, true
 }
@@ -41,7 +41,7 @@ func (b LeakyBucket) Status(at int64) Status {
 	at = max(at, b.Last)
 	level := b.levelAt(at)
 	return Status{Limit: p.Capacity, Remaining: (p.full - level) / p.Rate.P,
-		Full: AddSat(at, ceilDiv(level, p.Rate.N))}
+		Full: Until(at, ceilDiv(level, p.Rate.N))}
 }
 
 // String names the policy.

@@ -45,9 +45,13 @@ type Log struct {
 // FreshLog returns an empty log under p.
 func (p *LogPolicy) FreshLog() Log { return Log{P: p, newest: entry{at: MinInstant}, Last: MinInstant} }
 
-// expire drops the entries that lie a whole Width or more before at.
+// expire drops the entries that lie a whole Width or more before at; none does while at is less
+// than Width after MinInstant.
 func (l Log) expire(at int64) Log {
-	cut := SubSat(at, l.P.Width)
+	if diff(MinInstant, at) < uint64(l.P.Width) {
+		return l
+	}
+	cut := at - l.P.Width
 	if l.newest.at <= cut {
 		l.head, l.base = l.tail, l.newest.cum
 		return l
@@ -75,9 +79,9 @@ func (l Log) Debit(at, cost int64) (Log, int64, bool) {
 	at = max(at, l.Last)
 	live := l.expire(at)
 	if over := live.count() + cost - p.Limit; over > 0 {
-		return l, AddSat(live.expiry(over), p.Width), false
+		return l, Until(live.expiry(over), p.Width), false
 	}
-	q := at - floorMod(at, 0, p.Quantum)
+	q := SubSat(at, floorMod(at, 0, p.Quantum)) // the first sub-window starts at MinInstant here
 	switch {
 	case live.count() == 0:
 		live.head = live.tail
@@ -150,7 +154,7 @@ func (l Log) Status(at int64) Status {
 	live := l.expire(at)
 	full := at
 	if live.count() > 0 {
-		full = AddSat(live.newest.at, p.Width)
+		full = Until(live.newest.at, p.Width)
 	}
 	return Status{Limit: p.Limit, Remaining: p.Limit - live.count(), Full: full}
 }

@@ -78,8 +78,19 @@ func WindowOf(width, limit, origin int64) (*WindowPolicy, *Invalid) {
 	return &WindowPolicy{Width: width, Limit: limit, Origin: origin}, nil
 }
 
-// LogOf validates a sliding-log policy split into windows sub-windows (1 for the exact log).
+// LogOf validates a sliding-log policy split into windows sub-windows, with 1 for the exact log
+// (whose sub-windows are single nanoseconds).
 func LogOf(width, limit, windows int64) (*LogPolicy, *Invalid) {
+	p, inv := BucketsOf(width, limit, windows)
+	if inv == nil && windows == 1 {
+		p.Quantum = 1
+	}
+	return p, inv
+}
+
+// BucketsOf validates a bucketed sliding window: windows sub-windows of width/windows ns aligned on
+// the Unix epoch. With one sub-window it is a fixed window aligned on the epoch.
+func BucketsOf(width, limit, windows int64) (*LogPolicy, *Invalid) {
 	if inv := positive("window", width); inv != nil {
 		return nil, inv
 	}
@@ -92,11 +103,7 @@ func LogOf(width, limit, windows int64) (*LogPolicy, *Invalid) {
 	if width%windows != 0 {
 		return nil, &Invalid{"windows", "must divide the window " + itoa(width) + "ns evenly"}
 	}
-	quantum := int64(1)
-	if windows > 1 {
-		quantum = width / windows
-	}
-	return &LogPolicy{Width: width, Limit: limit, Quantum: quantum}, nil
+	return &LogPolicy{Width: width, Limit: limit, Quantum: width / windows}, nil
 }
 
 // Unlimited is the limit and remaining count of a limiter that always admits.

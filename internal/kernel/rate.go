@@ -59,37 +59,9 @@ func (r Rate) FitsBurst(burst int64) bool {
 	return burst <= (MaxInstant-r.N)/r.P
 }
 
-// Frac is an instant with a Fractional part: Q + R/n nanoseconds, 0 ≤ R < n.
+// Frac is an instant with a fractional part: Q + R/n nanoseconds, 0 ≤ R < n. Past MaxInstant,
+// where Q cannot go, Q is MaxInstant and R holds the whole rest, however large.
 type Frac struct{ Q, R int64 }
 
 // after reports whether f lies strictly after the whole instant at.
 func (f Frac) after(at int64) bool { return f.Q > at || (f.Q == at && f.R > 0) }
-
-// plus adds s/n nanoseconds (s ≥ 0, s + n fits in int64).
-func (f Frac) plus(s, n int64) Frac {
-	t := f.R + s%n
-	q := AddSat(f.Q, s/n+t/n)
-	return Frac{q, t % n}
-}
-
-// minus subtracts s/n nanoseconds (s ≥ 0).
-func (f Frac) minus(s, n int64) Frac {
-	q, r := SubSat(f.Q, s/n), f.R-s%n
-	if r < 0 {
-		q, r = SubSat(q, 1), r+n
-	}
-	return Frac{q, r}
-}
-
-// ceil rounds up to a whole nanosecond.
-func (f Frac) ceil() int64 {
-	if f.R > 0 {
-		return AddSat(f.Q, 1)
-	}
-	return f.Q
-}
-
-// scaledSince returns (f − at)·n for f after at, where the difference is known to fit.
-func (f Frac) scaledSince(at, n int64) int64 {
-	return int64(diff(at, f.Q))*n + f.R
-}

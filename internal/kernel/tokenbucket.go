@@ -54,7 +54,7 @@ func (b TokenBucket) Debit(at, cost int64) (TokenBucket, int64, bool) {
 	if have >= want {
 		return TokenBucket{P: p, Tokens: have - want, Last: at}, at, true
 	}
-	return b, AddSat(at, ceilDiv(want-have, p.Rate.N)), false
+	return b, Until(at, ceilDiv(want-have, p.Rate.N)), false
 }
 
 // Status reports the whole tokens held and when the bucket is full again.
@@ -66,7 +66,7 @@ func (b TokenBucket) Status(at int64) Status {
 	at = max(at, b.Last)
 	have := b.tokensAt(at)
 	return Status{Limit: p.Capacity, Remaining: have / p.Rate.P,
-		Full: AddSat(at, ceilDiv(p.full-have, p.Rate.N))}
+		Full: Until(at, ceilDiv(p.full-have, p.Rate.N))}
 }
 
 // String names the policy.

@@ -6,8 +6,13 @@ type WindowPolicy struct {
 	Width, Limit, Origin int64
 }
 
-// start returns the start of the window holding at.
-func (p *WindowPolicy) start(at int64) int64 { return at - floorMod(at, p.Origin, p.Width) }
+// start returns the start of the window holding at. The window that begins before MinInstant
+// starts at MinInstant here: still one value per window, and no wrap-around.
+func (p *WindowPolicy) start(at int64) int64 { return SubSat(at, floorMod(at, p.Origin, p.Width)) }
+
+// end returns the end of the window holding at, which the elapsed e = floorMod(at, Origin, Width)
+// says, or Never past MaxInstant.
+func (p *WindowPolicy) end(at, e int64) int64 { return Until(at, p.Width-e) }
 
 // FixedWindow counts Count tokens in the window that starts at Start.
 type FixedWindow struct {
@@ -40,8 +45,8 @@ func (w FixedWindow) Debit(at, cost int64) (FixedWindow, int64, bool) {
 	}
 	at = max(at, w.Last)
 	s, c := w.countAt(at)
-	if c+cost > p.Limit {
-		return w, AddSat(s, p.Width), false
+	if cost > p.Limit-c {
+		return w, p.end(at, floorMod(at, p.Origin, p.Width)), false
 	}
 	return FixedWindow{P: p, Start: s, Count: c + cost, Last: at}, at, true
 }
@@ -53,10 +58,10 @@ func (w FixedWindow) Status(at int64) Status {
 		return Status{Full: Never}
 	}
 	at = max(at, w.Last)
-	s, c := w.countAt(at)
+	_, c := w.countAt(at)
 	full := at
 	if c > 0 {
-		full = AddSat(s, p.Width)
+		full = p.end(at, floorMod(at, p.Origin, p.Width))
 	}
 	return Status{Limit: p.Limit, Remaining: p.Limit - c, Full: full}
 }

@@ -1,0 +1,108 @@
+package numerus_test
+
+import (
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/numerus-closus/numerus"
+)
+
+// admissions debits l along a timeline from start and returns what it admitted, each at the instant
+// it counts at: the latest admitted instant when the timeline stepped back before it.
+func admissions(l numerus.Limiter, start time.Time, events []event) []entry {
+	var adm []entry
+	at := start.UnixNano()
+	for _, e := range events {
+		at += e.step
+		next, _, ok := l.DebitN(time.Unix(0, at), e.cost)
+		if ok {
+			eff := at
+			if len(adm) > 0 {
+				eff = max(at, adm[len(adm)-1].at)
+			}
+			adm, l = append(adm, entry{eff, e.cost}), next
+		}
+	}
+	return adm
+}
+
+// TestBounds is the property that every algorithm keeps its bound over random timelines:
+// token, leaky and GCRA at most burst + rate·T over any span T (compared exactly, in integers);
+// the fixed window n per aligned window; the counter n per aligned window and 2n per span of a
+// window; the log n in any window; the bucketed window n in any k consecutive sub-windows; the
+// finite bucket n in all. And combines them: it keeps both bounds.
+func TestBounds(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, rapid.MakeCheck(func(t *rapid.T) {
+			p := drawPolicy(t, kind)
+			checkBound(t, p.m, admissions(p.l, drawEra(t), drawTimeline(t, p.span, p.capacity, 60)))
+		}))
+	}
+	t.Run("and", rapid.MakeCheck(func(t *rapid.T) {
+		a := drawPolicy(t, rapid.SampledFrom(kinds).Draw(t, "a"))
+		b := drawPolicy(t, rapid.SampledFrom(kinds).Draw(t, "b"))
+		adm := admissions(numerus.And(a.l, b.l), drawEra(t), drawTimeline(t, max(a.span, b.span), 4, 60))
+		checkBound(t, a.m, adm)
+		checkBound(t, b.m, adm)
+	}))
+}
+
+// sum adds up the costs of the admissions that keep returns true for.
+func sum(adm []entry, keep func(entry) bool) int64 {
+	var c int64
+	for _, e := range adm {
+		if keep(e) {
+			c += e.cost
+		}
+	}
+	return c
+}
+
+// checkBound fails t if adm breaks the bound of the algorithm m models.
+func checkBound(t *rapid.T, m model, adm []entry) {
+	t.Helper()
+	switch m := m.(type) {
+	case *bucketModel:
+		for i, a := range adm {
+			for _, b := range adm[i:] {
+				c := sum(adm, func(e entry) bool { return e.at >= a.at && e.at <= b.at })
+				if c*m.p > m.capacity*m.p+m.n*(b.at-a.at) {
+					t.Fatalf("%d tokens in [%d, %d]: above %d + %d/%dns", c, a.at, b.at, m.capacity, m.n, m.p)
+				}
+			}
+		}
+	case *counterModel:
+		windowBound(t, &m.windowModel, adm)
+		for _, a := range adm {
+			if c := sum(adm, func(e entry) bool { return e.at >= a.at && e.at < a.at+m.w }); c > 2*m.n {
+				t.Fatalf("%d tokens in the window from %d: above 2·%d", c, a.at, m.n)
+			}
+		}
+	case *windowModel:
+		windowBound(t, m, adm)
+	case *logModel:
+		for _, a := range adm {
+			k := floorDiv(a.at, m.quantum)
+			in := func(e entry) bool { return floorDiv(e.at, m.quantum) > k-m.w/m.quantum && e.at <= a.at }
+			if c := sum(adm, in); c > m.n {
+				t.Fatalf("%d tokens in the sub-windows up to %d's: above %d", c, a.at, m.n)
+			}
+		}
+	case *finiteModel:
+		if c := sum(adm, func(entry) bool { return true }); c > m.size {
+			t.Fatalf("%d tokens: above %d", c, m.size)
+		}
+	}
+}
+
+func windowBound(t *rapid.T, m *windowModel, adm []entry) {
+	t.Helper()
+	for _, a := range adm {
+		k := m.index(a.at)
+		if c := sum(adm, func(e entry) bool { return m.index(e.at) == k }); c > m.n {
+			t.Fatalf("%d tokens in the window from %d: above %d", c, m.start(a.at), m.n)
+		}
+	}
+}

@@ -1,0 +1,6 @@
+package numerus_test
+
+import "time"
+
+// t0 is the instant every test starts from.
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

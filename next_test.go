@@ -1,0 +1,158 @@
+package numerus_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/numerus-closus/numerus"
+)
+
+// TestNextDebitable checks the order of answers, with Never after every instant, and its zero
+// value, accessors and String.
+func TestNextDebitable(t *testing.T) {
+	far := numerus.DebitableFrom(time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC))
+	early := numerus.DebitableFrom(t0)
+	late := numerus.DebitableFrom(t0.Add(time.Nanosecond))
+	never := numerus.Never()
+
+	require.True(t, numerus.NextDebitable{}.IsNever(), "the zero value is Never")
+	require.True(t, numerus.NextDebitable{}.Equal(never))
+	require.True(t, never.After(far), "Never is after every instant")
+	require.True(t, early.Before(late))
+	require.Equal(t, -1, early.Compare(late))
+	require.Equal(t, 1, never.Compare(far))
+	require.Equal(t, -1, far.Compare(never))
+	require.Equal(t, 0, never.Compare(numerus.Never()))
+	require.True(t, early.Equal(numerus.DebitableFrom(t0.In(time.FixedZone("x", 3600)))), "Equal ignores the location")
+	require.Equal(t, late, numerus.Latest(early, late))
+	require.Equal(t, never, numerus.Latest(far, never))
+	require.Equal(t, early, numerus.Earliest(late, early))
+	require.Equal(t, far, numerus.Earliest(never, far))
+
+	at, ok := early.Time()
+	require.True(t, ok)
+	require.True(t, at.Equal(t0))
+	_, ok = never.Time()
+	require.False(t, ok)
+
+	wait, ok := late.Wait(t0)
+	require.True(t, ok)
+	require.Equal(t, time.Nanosecond, wait)
+	wait, ok = early.Wait(t0.Add(time.Hour))
+	require.True(t, ok)
+	require.Equal(t, time.Duration(0), wait, "an instant already past is no wait")
+	_, ok = never.Wait(t0)
+	require.False(t, ok)
+
+	require.Equal(t, "never", never.String())
+	require.Equal(t, "from 2026-01-01T00:00:00.000000001Z", late.String())
+}
+
+// TestNextDebitableOrder is the property that Compare is a total order consistent with the
+// instants and with Before, After and Equal, and that Latest and Earliest pick by it.
+func TestNextDebitableOrder(t *testing.T) {
+	answer := rapid.Custom(func(t *rapid.T) numerus.NextDebitable {
+		if rapid.IntRange(0, 4).Draw(t, "never") == 0 {
+			return numerus.Never()
+		}
+		return numerus.DebitableFrom(t0.Add(time.Duration(rapid.Int64Range(-3, 3).Draw(t, "offset"))))
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		a, b, c := answer.Draw(t, "a"), answer.Draw(t, "b"), answer.Draw(t, "c")
+		if a.Compare(b) != -b.Compare(a) {
+			t.Fatalf("Compare not antisymmetric: %v, %v", a, b)
+		}
+		if a.Compare(b) <= 0 && b.Compare(c) <= 0 && a.Compare(c) > 0 {
+			t.Fatalf("Compare not transitive: %v, %v, %v", a, b, c)
+		}
+		if a.Before(b) != (a.Compare(b) < 0) || a.After(b) != (a.Compare(b) > 0) || a.Equal(b) != (a.Compare(b) == 0) {
+			t.Fatalf("Before, After or Equal disagree with Compare: %v, %v", a, b)
+		}
+		ta, fa := a.Time()
+		tb, fb := b.Time()
+		if fa && fb && a.Compare(b) != ta.Compare(tb) {
+			t.Fatalf("Compare disagrees with the instants: %v, %v", a, b)
+		}
+		if l := numerus.Latest(a, b); l.Before(a) || l.Before(b) || !(l.Equal(a) || l.Equal(b)) {
+			t.Fatalf("Latest(%v, %v) = %v", a, b, l)
+		}
+		if e := numerus.Earliest(a, b); e.After(a) || e.After(b) || !(e.Equal(a) || e.Equal(b)) {
+			t.Fatalf("Earliest(%v, %v) = %v", a, b, e)
+		}
+	})
+}
+
+// TestSchedule checks the pure schedule: instants of back-to-back debits with the limiter after
+// each, an end at Never, an early stop, and l left as it was.
+func TestSchedule(t *testing.T) {
+	l := numerus.Must(numerus.GCRA(numerus.PerSecond(2), 2))
+	var got []time.Duration
+	for at := range numerus.Schedule(l, t0, 1) {
+		if got = append(got, at.Sub(t0)); len(got) == 5 {
+			break
+		}
+	}
+	require.Equal(t, []time.Duration{0, 0, 500 * time.Millisecond, time.Second, 1500 * time.Millisecond}, got)
+	require.Equal(t, int64(2), l.Status(t0).Remaining, "Schedule changed the limiter")
+
+	n := 0
+	for range numerus.Schedule(numerus.Must(numerus.FiniteBucket(3)), t0, 1) {
+		n++
+	}
+	require.Equal(t, 3, n, "the schedule of a finite bucket ends at Never")
+
+	for at, next := range numerus.Schedule(numerus.Must(numerus.SlidingWindow(time.Minute, 3)), t0, 2) {
+		require.True(t, at.Equal(t0))
+		require.Equal(t, int64(1), next.Status(t0).Remaining, "the limiter after the first debit")
+		break
+	}
+}
+
+// TestDelay checks the wait before a debit: zero when it is admitted now, the exact wait
+// otherwise, and false for Never.
+func TestDelay(t *testing.T) {
+	l := numerus.Must(numerus.TokenBucket(1, numerus.PerSecond(3)))
+	d, ok := numerus.Delay(l, t0, 1)
+	require.True(t, ok)
+	require.Equal(t, time.Duration(0), d)
+	l, _, _ = l.Debit(t0)
+	d, ok = numerus.Delay(l, t0, 1)
+	require.True(t, ok)
+	require.Equal(t, 333333334*time.Nanosecond, d)
+	_, ok = numerus.Delay(l, t0, 2)
+	require.False(t, ok)
+}
+
+// stuck is a faulty user-written limiter: it refuses everything and answers the instant asked,
+// breaking the tightness law. It panics past a thousand debits, so that a loop fails fast.
+type stuck struct{ calls *int }
+
+func (s stuck) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {
+	return s.DebitN(at, 1)
+}
+
+func (s stuck) DebitN(at time.Time, _ int64) (numerus.Limiter, numerus.NextDebitable, bool) {
+	if *s.calls++; *s.calls > 1000 {
+		panic("stuck: asked again and again")
+	}
+	return s, numerus.DebitableFrom(at), false
+}
+
+func (stuck) Status(at time.Time) numerus.Status {
+	return numerus.Status{Limit: 1, Full: numerus.DebitableFrom(at)}
+}
+
+func (stuck) String() string { return "stuck" }
+
+// TestScheduleFaultyLimiter checks that Schedule ends, instead of looping forever, on a limiter
+// that answers the very instant it refused.
+func TestScheduleFaultyLimiter(t *testing.T) {
+	calls := 0
+	for range numerus.Schedule(stuck{&calls}, t0, 1) {
+		t.Fatal("stuck admitted a debit")
+	}
+	require.Equal(t, 1, calls)
+}
