@@ -150,3 +150,19 @@ func allocsMeasure(f func()) (allocs, bytes float64) {
 	runtime.ReadMemStats(&after)
 	return float64(after.Mallocs - before.Mallocs), float64(after.TotalAlloc - before.TotalAlloc)
 }
+
+// TestAllocsAndRefused pins that an And of built-in limiters refuses without allocating: it asks
+// its children before it charges them.
+func TestAllocsAndRefused(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := numerus.AllOf(numerus.Must(numerus.SlidingWindow(time.Second, 10)),
+		numerus.Must(numerus.GCRA(numerus.PerSecond(1), 1)), numerus.Must(numerus.FixedWindow(time.Second, 5, t0)))
+	l, _, ok := l.Debit(t0)
+	require.True(t, ok)
+	got := testing.AllocsPerRun(200, func() {
+		if _, _, ok := l.Debit(t0); ok {
+			t.Fatal("admitted")
+		}
+	})
+	assert.Zero(t, got, "allocations per refused And")
+}

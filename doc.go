@@ -149,10 +149,10 @@
 // value, and a refused one allocates nothing, since it returns the receiver; [Limiter.Status]
 // allocates nothing. The sliding logs also grow their shared storage, by doubling, which adds a
 // small fraction of an allocation per debit. A combinator allocates what its children do, plus
-// two for its own next value when it admits. An [AllOf] that refuses has still asked its children,
-// and checked its answer against them, so the values of the children that admitted are allocated
-// and discarded; an [AnyOf] refuses only when every child does, and allocates nothing of its
-// own then. The benchmarks and allocation tests of this package measure and pin these figures.
+// two for its own next value when it admits. An [AllOf] asks its built-in children before it
+// charges them, so a refusal allocates nothing; a child written outside this package is asked by
+// debiting it and discarding the result. An [AnyOf] refuses only when every child does, and
+// allocates nothing of its own then. The benchmarks and allocation tests of this package measure and pin these figures.
 //
 // Package typed provides the same algorithms as concrete values, composed with generics rather
 // than interfaces: their debits, compositions included, allocate nothing (only the sliding log
