@@ -52,6 +52,9 @@ func (g GCRA) Debit(at, cost int64) (GCRA, int64, bool) {
 
 // arrival returns the instant at + s/n (s ≥ 0) as a Frac.
 func arrival(at, s, n int64) Frac {
+	if n == 1 && at <= MaxInstant-s { // the common case: a whole number of ns per token
+		return Frac{at + s, 0}
+	}
 	if q := s / n; at <= MaxInstant-q {
 		return Frac{at + q, s % n}
 	}

@@ -1,5 +1,7 @@
 package kernel
 
+import "math/bits"
+
 // BucketPolicy is a validated policy for the token and leaky buckets: Capacity tokens, refilled
 // (or leaked) at Rate. Amounts are kept scaled by Rate.P, so one token is P units and one
 // nanosecond refills N units: the arithmetic is exact for every rate.
@@ -19,11 +21,11 @@ func (p *BucketPolicy) Full() int64 { return p.full }
 
 // flow returns how many scaled units elapse from last to at, capped at limit.
 func (p *BucketPolicy) flow(last, at, limit int64) int64 {
-	el := diff(last, at)
-	if el >= uint64(ceilDiv(limit, p.Rate.N)) {
+	hi, lo := bits.Mul64(diff(last, at), uint64(p.Rate.N))
+	if hi > 0 || lo >= uint64(limit) {
 		return limit
 	}
-	return int64(el) * p.Rate.N
+	return int64(lo)
 }
 
 // TokenBucket holds Tokens scaled units at Last; it refills smoothly and starts full.
