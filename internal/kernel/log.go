@@ -40,7 +40,10 @@ func (p *LogPolicy) FreshLog() Log { return Log{P: p, newest: entry{at: MinInsta
 
 // expire drops the entries that lie a whole Width or more before at.
 func (l Log) expire(at int64) Log {
-	cut := SubSat(at, l.P.Width)
+	if at < MinInstant+l.P.Width {
+		return l // nothing can be a whole window old yet
+	}
+	cut := at - l.P.Width
 	if l.newest.at <= cut {
 		l.head, l.base = l.tail, l.newest.cum
 		return l
