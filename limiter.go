@@ -42,23 +42,15 @@ type Status struct {
 
 // instant converts t to nanoseconds since the Unix epoch, clamped to the range int64 can hold
 // (the years 1677 to 2262): an earlier instant counts as the earliest, a later one as the latest.
-func instant(t time.Time) int64 {
-	const maxSec = kernel.MaxInstant/1e9 - 1
-	switch sec := t.Unix(); {
-	case sec > maxSec:
-		return kernel.MaxInstant
-	case sec < -maxSec:
-		return kernel.MinInstant
-	}
-	return t.UnixNano()
-}
+func instant(t time.Time) int64 { return kernel.FromTime(t) }
 
 // fromInstant converts a kernel answer back to a NextDebitable in the location of at.
 func fromInstant(ns int64, at time.Time) NextDebitable {
-	if ns == kernel.Never {
+	t, ok := kernel.ToTime(ns, at.Location())
+	if !ok {
 		return Never()
 	}
-	return DebitableFrom(time.Unix(0, ns).In(at.Location()))
+	return DebitableFrom(t)
 }
 
 func status(s kernel.Status, at time.Time) Status {
