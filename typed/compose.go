@@ -1,0 +1,202 @@
+package typed
+
+import (
+	"time"
+
+	"github.com/numerus-closus/numerus"
+)
+
+// And is the typed limiter that admits a debit only if both A and B admit it, and then charges
+// both, with numerus.And's semantics: if either refuses, neither is charged and the answer is the
+// latest of theirs (Never if either says Never), searched for at most numerus.MaxSearch rounds for
+// an instant both admit. Its status is the least limit and remaining and the latest Full. Nest Ands
+// for more limiters: NewAnd(a, NewAnd(b, c)).
+//
+// The zero And holds zero children and so denies every debit.
+type And[A Limiter[A], B Limiter[B]] struct {
+	a A
+	b B
+}
+
+// NewAnd returns the And of a and b.
+func NewAnd[A Limiter[A], B Limiter[B]](a A, b B) And[A, B] { return And[A, B]{a, b} }
+
+// Debit takes one token at at. It is DebitN(at, 1).
+func (l And[A, B]) Debit(at time.Time) (And[A, B], numerus.NextDebitable, bool) {
+	return l.DebitN(at, 1)
+}
+
+// DebitN takes cost tokens from both children at at, or from neither. A cost below 1 panics.
+func (l And[A, B]) DebitN(at time.Time, cost int64) (And[A, B], numerus.NextDebitable, bool) {
+	na, fa, oka := l.a.DebitN(at, cost)
+	if !oka && fa.IsNever() {
+		return l, fa, false
+	}
+	nb, fb, okb := l.b.DebitN(at, cost)
+	if oka && okb {
+		return And[A, B]{na, nb}, numerus.DebitableFrom(at), true
+	}
+	from := numerus.DebitableFrom(at)
+	if !oka {
+		from = numerus.Latest(from, fa)
+	}
+	if !okb {
+		from = numerus.Latest(from, fb)
+	}
+	if from.IsNever() {
+		return l, from, false
+	}
+	return l, l.search(from, cost), false
+}
+
+// search moves from on until both children admit the debit there, for at most numerus.MaxSearch
+// rounds, as numerus.AllOf does.
+func (l And[A, B]) search(from numerus.NextDebitable, cost int64) numerus.NextDebitable {
+	for range numerus.MaxSearch {
+		t, _ := from.Time()
+		moved := from
+		if _, f, ok := l.a.DebitN(t, cost); !ok {
+			moved = numerus.Latest(moved, f)
+		}
+		if _, f, ok := l.b.DebitN(t, cost); !ok {
+			moved = numerus.Latest(moved, f)
+		}
+		if moved.IsNever() || !moved.After(from) {
+			return moved
+		}
+		from = moved
+	}
+	return numerus.Never()
+}
+
+// Status reports the least limit and remaining of the children and the latest instant at which
+// both are full. It is pure.
+func (l And[A, B]) Status(at time.Time) numerus.Status {
+	sa, sb := l.a.Status(at), l.b.Status(at)
+	return numerus.Status{Limit: min(sa.Limit, sb.Limit), Remaining: min(sa.Remaining, sb.Remaining),
+		Full: numerus.Latest(numerus.DebitableFrom(at), numerus.Latest(sa.Full, sb.Full))}
+}
+
+// String names the policy in the notation, as in "gcra 10/s burst 5 & window 1000/h".
+func (l And[A, B]) String() string {
+	return join(" & ", l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
+}
+
+func (l And[A, B]) spec() Spec {
+	return Spec{Algo: AlgoAnd, Of: []Spec{l.a.spec(), l.b.spec()}}
+}
+
+func (l And[A, B]) state(dst [][]int64) [][]int64 { return l.b.state(l.a.state(dst)) }
+
+func (And[A, B]) restore(sp Spec, st *states) (And[A, B], error) {
+	a, b, err := restorePair[A, B](sp, kindAnd, st)
+	return And[A, B]{a, b}, err
+}
+
+// restorePair restores the two children of an And or Or.
+func restorePair[A Limiter[A], B Limiter[B]](sp Spec, k kind, st *states) (A, B, error) {
+	var a A
+	var b B
+	if sp.Algo.kind() != k || len(sp.Of) != 2 {
+		return a, b, mismatch(sp.Algo, k.algo())
+	}
+	a, err := a.restore(sp.Of[0], st)
+	if err != nil {
+		return a, b, err
+	}
+	b, err = b.restore(sp.Of[1], st)
+	return a, b, err
+}
+
+// AppendBinary appends the snapshot of l: its whole tree of policies and states.
+func (l And[A, B]) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, l) }
+
+// MarshalBinary returns the snapshot of l.
+func (l And[A, B]) MarshalBinary() ([]byte, error) { return appendSnapshot(nil, l) }
+
+// UnmarshalBinary sets *l to the And a snapshot saved, validated like every typed limiter's.
+func (l *And[A, B]) UnmarshalBinary(data []byte) error { return readSnapshot(l, data) }
+
+// MarshalJSON returns the snapshot of l as JSON.
+func (l And[A, B]) MarshalJSON() ([]byte, error) { return snapshotJSON(l) }
+
+// UnmarshalJSON sets *l to the And a JSON snapshot saved, validated.
+func (l *And[A, B]) UnmarshalJSON(data []byte) error { return readSnapshotJSON(l, data) }
+
+// Or is the typed limiter that admits a debit if A or B admits it, and charges each of them that
+// does, with numerus.Or's semantics. It refuses only if both refuse, with the earliest of their
+// answers. Its status is the most limit and remaining and the latest Full.
+//
+// The zero Or holds zero children and so denies every debit.
+type Or[A Limiter[A], B Limiter[B]] struct {
+	a A
+	b B
+}
+
+// NewOr returns the Or of a and b.
+func NewOr[A Limiter[A], B Limiter[B]](a A, b B) Or[A, B] { return Or[A, B]{a, b} }
+
+// Debit takes one token at at. It is DebitN(at, 1).
+func (l Or[A, B]) Debit(at time.Time) (Or[A, B], numerus.NextDebitable, bool) {
+	return l.DebitN(at, 1)
+}
+
+// DebitN takes cost tokens from every child that admits them at at. A cost below 1 panics.
+func (l Or[A, B]) DebitN(at time.Time, cost int64) (Or[A, B], numerus.NextDebitable, bool) {
+	na, fa, oka := l.a.DebitN(at, cost)
+	nb, fb, okb := l.b.DebitN(at, cost)
+	if !oka && !okb {
+		return l, numerus.Earliest(fa, fb), false
+	}
+	return Or[A, B]{na, nb}, numerus.DebitableFrom(at), true
+}
+
+// Status reports the most limit and remaining of the children and the latest instant at which
+// both are full. It is pure.
+func (l Or[A, B]) Status(at time.Time) numerus.Status {
+	sa, sb := l.a.Status(at), l.b.Status(at)
+	return numerus.Status{Limit: max(sa.Limit, sb.Limit), Remaining: max(sa.Remaining, sb.Remaining),
+		Full: numerus.Latest(numerus.DebitableFrom(at), numerus.Latest(sa.Full, sb.Full))}
+}
+
+// String names the policy in the notation, as in "gcra 5/s burst 5 | gcra 100/m burst 100".
+func (l Or[A, B]) String() string {
+	return join(" | ", l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
+}
+
+func (l Or[A, B]) spec() Spec { return Spec{Algo: AlgoOr, Of: []Spec{l.a.spec(), l.b.spec()}} }
+
+func (l Or[A, B]) state(dst [][]int64) [][]int64 { return l.b.state(l.a.state(dst)) }
+
+func (Or[A, B]) restore(sp Spec, st *states) (Or[A, B], error) {
+	a, b, err := restorePair[A, B](sp, kindOr, st)
+	return Or[A, B]{a, b}, err
+}
+
+// AppendBinary appends the snapshot of l: its whole tree of policies and states.
+func (l Or[A, B]) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, l) }
+
+// MarshalBinary returns the snapshot of l.
+func (l Or[A, B]) MarshalBinary() ([]byte, error) { return appendSnapshot(nil, l) }
+
+// UnmarshalBinary sets *l to the Or a snapshot saved, validated like every typed limiter's.
+func (l *Or[A, B]) UnmarshalBinary(data []byte) error { return readSnapshot(l, data) }
+
+// MarshalJSON returns the snapshot of l as JSON.
+func (l Or[A, B]) MarshalJSON() ([]byte, error) { return snapshotJSON(l) }
+
+// UnmarshalJSON sets *l to the Or a JSON snapshot saved, validated.
+func (l *Or[A, B]) UnmarshalJSON(data []byte) error { return readSnapshotJSON(l, data) }
+
+// join writes two children of an And (sep " & ") or an Or (" | "), in parentheses where the
+// notation needs them to read back the same tree.
+func join(sep, a string, ka Algo, b string, kb Algo) string {
+	return paren(sep, a, ka) + sep + paren(sep, b, kb)
+}
+
+func paren(sep, s string, k Algo) string {
+	if k == AlgoOr || (k == AlgoAnd && sep == " & ") {
+		return "(" + s + ")"
+	}
+	return s
+}

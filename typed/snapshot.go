@@ -1,0 +1,95 @@
+package typed
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// errZero is returned when saving a value that has no policy.
+var errZero = errors.New("typed: a zero limiter has no policy to save")
+
+// appendSnapshot writes l's snapshot: the version, its policy, then its leaves' words.
+func appendSnapshot[L Limiter[L]](b []byte, l L) ([]byte, error) {
+	sp := l.spec()
+	if err := sp.Validate(); err != nil {
+		return b, fmt.Errorf("%w: %w", errZero, err)
+	}
+	b = append(b, Version)
+	b = appendSpec(b, sp)
+	ws := l.state(nil)
+	i := 0
+	sp.leaves(func(leaf Spec) {
+		b = appendWords(b, leaf.Algo.kind(), ws[i])
+		i++
+	})
+	return b, nil
+}
+
+// readSnapshot decodes a binary snapshot into *dst, which it leaves unchanged on error.
+func readSnapshot[L Limiter[L]](dst *L, data []byte) error {
+	d := decoder{b: data}
+	d.version()
+	sp := d.spec(0)
+	if d.err != nil {
+		return d.err
+	}
+	if err := sp.Validate(); err != nil {
+		return corruptWrap(err)
+	}
+	ws := d.words(sp)
+	d.end()
+	if d.err != nil {
+		return d.err
+	}
+	return restoreInto(dst, sp, ws)
+}
+
+func restoreInto[L Limiter[L]](dst *L, sp Spec, ws [][]int64) error {
+	var zero L
+	st := &states{ws: ws}
+	l, err := zero.restore(sp, st)
+	if err != nil {
+		return err
+	}
+	if st.i != len(ws) {
+		return corruptf("state holds %d leaves, the policy %d", len(ws), st.i)
+	}
+	*dst = l
+	return nil
+}
+
+// snapshotDoc is the JSON form of a snapshot.
+type snapshotDoc struct {
+	Version int       `json:"version"`
+	Policy  Spec      `json:"policy"`
+	State   [][]int64 `json:"state"`
+}
+
+func snapshotJSON[L Limiter[L]](l L) ([]byte, error) {
+	sp := l.spec()
+	if err := sp.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", errZero, err)
+	}
+	return json.Marshal(snapshotDoc{Version: Version, Policy: sp, State: l.state(nil)})
+}
+
+func readSnapshotJSON[L Limiter[L]](dst *L, data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var doc snapshotDoc
+	if err := dec.Decode(&doc); err != nil {
+		return corruptWrap(err)
+	}
+	if dec.More() {
+		return corruptf("data after the snapshot")
+	}
+	if doc.Version != Version {
+		return corruptf("unknown version %d", doc.Version)
+	}
+	if err := doc.Policy.Validate(); err != nil {
+		return corruptWrap(err)
+	}
+	return restoreInto(dst, doc.Policy, doc.State)
+}
