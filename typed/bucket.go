@@ -136,7 +136,9 @@ func (FiniteBucket) restore(sp Spec, st *states) (FiniteBucket, error) {
 }
 
 // Debit takes one token at at. It is DebitN(at, 1).
-func (b TokenBucket) Debit(at time.Time) (TokenBucket, numerus.NextDebitable, bool) { return b.DebitN(at, 1) }
+func (b TokenBucket) Debit(at time.Time) (TokenBucket, numerus.NextDebitable, bool) {
+	return b.DebitN(at, 1)
+}
 
 // DebitN takes cost tokens at at, all or nothing. Admitted, it returns the TokenBucket that follows and
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
@@ -150,7 +152,9 @@ func (b TokenBucket) DebitN(at time.Time, cost int64) (TokenBucket, numerus.Next
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
-func (b TokenBucket) Status(at time.Time) numerus.Status { return status(b.k.Status(kernel.FromTime(at)), at) }
+func (b TokenBucket) Status(at time.Time) numerus.Status {
+	return status(b.k.Status(kernel.FromTime(at)), at)
+}
 
 // String names the policy in the notation, as in "token 10/s burst 20".
 func (b TokenBucket) String() string { return b.k.String() }
@@ -173,7 +177,9 @@ func (b TokenBucket) MarshalJSON() ([]byte, error) { return snapshotJSON(b) }
 func (b *TokenBucket) UnmarshalJSON(data []byte) error { return readSnapshotJSON(b, data) }
 
 // Debit takes one token at at. It is DebitN(at, 1).
-func (b LeakyBucket) Debit(at time.Time) (LeakyBucket, numerus.NextDebitable, bool) { return b.DebitN(at, 1) }
+func (b LeakyBucket) Debit(at time.Time) (LeakyBucket, numerus.NextDebitable, bool) {
+	return b.DebitN(at, 1)
+}
 
 // DebitN takes cost tokens at at, all or nothing. Admitted, it returns the LeakyBucket that follows and
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
@@ -187,7 +193,9 @@ func (b LeakyBucket) DebitN(at time.Time, cost int64) (LeakyBucket, numerus.Next
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
-func (b LeakyBucket) Status(at time.Time) numerus.Status { return status(b.k.Status(kernel.FromTime(at)), at) }
+func (b LeakyBucket) Status(at time.Time) numerus.Status {
+	return status(b.k.Status(kernel.FromTime(at)), at)
+}
 
 // String names the policy in the notation, as in "leaky 10/s burst 20".
 func (b LeakyBucket) String() string { return b.k.String() }
@@ -210,7 +218,9 @@ func (b LeakyBucket) MarshalJSON() ([]byte, error) { return snapshotJSON(b) }
 func (b *LeakyBucket) UnmarshalJSON(data []byte) error { return readSnapshotJSON(b, data) }
 
 // Debit takes one token at at. It is DebitN(at, 1).
-func (f FiniteBucket) Debit(at time.Time) (FiniteBucket, numerus.NextDebitable, bool) { return f.DebitN(at, 1) }
+func (f FiniteBucket) Debit(at time.Time) (FiniteBucket, numerus.NextDebitable, bool) {
+	return f.DebitN(at, 1)
+}
 
 // DebitN takes cost tokens at at, all or nothing. Admitted, it returns the FiniteBucket that follows and
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
@@ -224,7 +234,9 @@ func (f FiniteBucket) DebitN(at time.Time, cost int64) (FiniteBucket, numerus.Ne
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
-func (f FiniteBucket) Status(at time.Time) numerus.Status { return status(f.k.Status(kernel.FromTime(at)), at) }
+func (f FiniteBucket) Status(at time.Time) numerus.Status {
+	return status(f.k.Status(kernel.FromTime(at)), at)
+}
 
 // String names the policy in the notation, as in "finite 100".
 func (f FiniteBucket) String() string { return f.k.String() }

@@ -46,3 +46,5 @@ func corruptWrap(err error) error { return fmt.Errorf("%w: %w", ErrCorrupt, err)
 func mismatch(got, want Algo) error {
 	return fmt.Errorf("%w: found %q where %q was expected", ErrMismatch, got, want)
 }
+
+func corruptMismatch(problem string) error { return fmt.Errorf("%w: %s", ErrMismatch, problem) }

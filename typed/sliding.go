@@ -62,7 +62,9 @@ func (SlidingWindow) restore(sp Spec, st *states) (SlidingWindow, error) {
 }
 
 // Debit takes one token at at. It is DebitN(at, 1).
-func (l SlidingWindow) Debit(at time.Time) (SlidingWindow, numerus.NextDebitable, bool) { return l.DebitN(at, 1) }
+func (l SlidingWindow) Debit(at time.Time) (SlidingWindow, numerus.NextDebitable, bool) {
+	return l.DebitN(at, 1)
+}
 
 // DebitN takes cost tokens at at, all or nothing. Admitted, it returns the SlidingWindow that follows and
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
@@ -76,7 +78,9 @@ func (l SlidingWindow) DebitN(at time.Time, cost int64) (SlidingWindow, numerus.
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
-func (l SlidingWindow) Status(at time.Time) numerus.Status { return status(l.k.Status(kernel.FromTime(at)), at) }
+func (l SlidingWindow) Status(at time.Time) numerus.Status {
+	return status(l.k.Status(kernel.FromTime(at)), at)
+}
 
 // String names the policy in the notation, as in "sliding 100/m".
 func (l SlidingWindow) String() string { return l.k.String() }

@@ -96,7 +96,9 @@ func (SlidingWindowCount) restore(sp Spec, st *states) (SlidingWindowCount, erro
 }
 
 // Debit takes one token at at. It is DebitN(at, 1).
-func (w FixedWindow) Debit(at time.Time) (FixedWindow, numerus.NextDebitable, bool) { return w.DebitN(at, 1) }
+func (w FixedWindow) Debit(at time.Time) (FixedWindow, numerus.NextDebitable, bool) {
+	return w.DebitN(at, 1)
+}
 
 // DebitN takes cost tokens at at, all or nothing. Admitted, it returns the FixedWindow that follows and
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
@@ -110,7 +112,9 @@ func (w FixedWindow) DebitN(at time.Time, cost int64) (FixedWindow, numerus.Next
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
-func (w FixedWindow) Status(at time.Time) numerus.Status { return status(w.k.Status(kernel.FromTime(at)), at) }
+func (w FixedWindow) Status(at time.Time) numerus.Status {
+	return status(w.k.Status(kernel.FromTime(at)), at)
+}
 
 // String names the policy in the notation, as in "window 1000/h".
 func (w FixedWindow) String() string { return w.k.String() }
@@ -133,7 +137,9 @@ func (w FixedWindow) MarshalJSON() ([]byte, error) { return snapshotJSON(w) }
 func (w *FixedWindow) UnmarshalJSON(data []byte) error { return readSnapshotJSON(w, data) }
 
 // Debit takes one token at at. It is DebitN(at, 1).
-func (c SlidingWindowCount) Debit(at time.Time) (SlidingWindowCount, numerus.NextDebitable, bool) { return c.DebitN(at, 1) }
+func (c SlidingWindowCount) Debit(at time.Time) (SlidingWindowCount, numerus.NextDebitable, bool) {
+	return c.DebitN(at, 1)
+}
 
 // DebitN takes cost tokens at at, all or nothing. Admitted, it returns the SlidingWindowCount that follows and
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
@@ -147,7 +153,9 @@ func (c SlidingWindowCount) DebitN(at time.Time, cost int64) (SlidingWindowCount
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
-func (c SlidingWindowCount) Status(at time.Time) numerus.Status { return status(c.k.Status(kernel.FromTime(at)), at) }
+func (c SlidingWindowCount) Status(at time.Time) numerus.Status {
+	return status(c.k.Status(kernel.FromTime(at)), at)
+}
 
 // String names the policy in the notation, as in "count 50/10s".
 func (c SlidingWindowCount) String() string { return c.k.String() }

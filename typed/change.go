@@ -1,0 +1,92 @@
+package typed
+
+import (
+	"time"
+
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
+
+// Continue returns the state under p of a subject whose state s was kept under prev, when the
+// policy changes at at: the state a store should go on with after its configuration changed.
+//
+//   - If p and prev are the same policy (the same notation), s is returned unchanged.
+//   - A bucket (gcra, token, leaky, finite) carries over the lesser of the tokens it holds and the
+//     new capacity: a larger capacity does not refill.
+//   - A window (window, count, sliding, buckets) carries over its count in the current window,
+//     capped at the new limit; a larger limit leaves the tokens remaining as they were.
+//   - If the trees have the same shape, each leaf continues from the leaf at its place (unchanged
+//     when its spec is unchanged); otherwise every leaf continues from the whole old tree, as if it
+//     were one limiter.
+//
+// The tokens a changed leaf holds are whole tokens counted as used at at (or at the latest instant
+// the state admitted, if later), so switching back and forth between two policies never creates
+// tokens, now or later. The result never admits more than p allows.
+func (p Policy) Continue(prev Policy, s State, at time.Time) State {
+	c, old := p.c, prev.c
+	switch {
+	case c == nil:
+		return State{}
+	case old == nil:
+		return p.Fresh()
+	case c.text == old.text:
+		return s
+	}
+	if old.ext && s.ext == nil {
+		s.own(old)
+	}
+	now := kernel.FromTime(at)
+	for i := range old.leaves {
+		now = max(now, old.leaves[i].last(&s))
+	}
+	next := p.Fresh()
+	if sameShape(c, old) {
+		for i := range c.leaves {
+			c.leaves[i].carry(&next, &old.leaves[i], &s, now)
+		}
+		return next
+	}
+	whole := old.status(0, &s, now)
+	for i := range c.leaves {
+		lf := &c.leaves[i]
+		lf.hold(&next, now, lf.carried(whole))
+	}
+	return next
+}
+
+// carry sets the leaf in next from the leaf from in s: a copy if it is the same, else held.
+func (lf *leaf) carry(next *State, from *leaf, s *State, now int64) {
+	if lf.text != from.text {
+		lf.hold(next, now, lf.carried(from.status(s, now)))
+		return
+	}
+	if lf.k.isLog() {
+		next.ext.logs[lf.off] = s.ext.logs[from.off]
+		return
+	}
+	copy(next.words(lf.off, lf.k.nwords()), s.words(from.off, from.k.nwords()))
+}
+
+// carried returns how many tokens the leaf holds when it continues from a limiter whose status
+// was old: the lesser of old's remaining and, for buckets, the capacity; for windows, the limit
+// less old's count (its limit less its remaining).
+func (lf *leaf) carried(old kernel.Status) int64 {
+	limit := lf.limit()
+	if lf.k.bucket() {
+		return max(min(old.Remaining, limit), 0)
+	}
+	used := old.Limit - old.Remaining
+	return max(min(old.Remaining, limit-min(used, limit)), 0)
+}
+
+func sameShape(a, b *compiled) bool {
+	if len(a.nodes) != len(b.nodes) {
+		return false
+	}
+	for i := range a.nodes {
+		na, nb := &a.nodes[i], &b.nodes[i]
+		if na.k.inner() != nb.k.inner() || (na.k.inner() && (na.k != nb.k || len(na.kids) != len(nb.kids))) {
+			return false
+		}
+	}
+	return true
+}
