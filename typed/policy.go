@@ -253,3 +253,29 @@ func (c *compiled) status(i int, s *State, at int64) kernel.Status {
 	}
 	return st
 }
+
+// Limiter returns the numerus.Limiter that starts from the subject's state s under p: the dynamic
+// limiter a Spec describes, when no static type is wanted. Each admitted debit allocates the
+// limiter that follows.
+func (p Policy) Limiter(s State) numerus.Limiter { return &policyLimiter{p, s} }
+
+type policyLimiter struct {
+	p Policy
+	s State
+}
+
+func (l *policyLimiter) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {
+	return l.DebitN(at, 1)
+}
+
+func (l *policyLimiter) DebitN(at time.Time, cost int64) (numerus.Limiter, numerus.NextDebitable, bool) {
+	s, from, ok := l.p.DebitN(l.s, at, cost)
+	if !ok {
+		return l, from, false
+	}
+	return &policyLimiter{l.p, s}, from, true
+}
+
+func (l *policyLimiter) Status(at time.Time) numerus.Status { return l.p.Status(l.s, at) }
+
+func (l *policyLimiter) String() string { return l.p.String() }
