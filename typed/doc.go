@@ -134,6 +134,6 @@
 //
 // A debit of a typed limiter is the kernel's arithmetic plus converting the instant: no
 // allocation, no interface call. And of three typed limiters costs about the sum of the three.
-// [Policy.DebitN] allocates nothing for policies that fit a State's 8 inline words and hold no
+// [Policy.DebitN] allocates nothing for policies that fit a State's 12 inline words (any three algorithms) and hold no
 // sliding log. See bench_test.go.
 package typed

@@ -8,16 +8,17 @@ import (
 )
 
 // inlineWords is how many state words a State holds inline: enough for any single algorithm and
-// for two or three together (gcra 3, token 2, leaky 2, finite 1, window 3, count 4).
-const inlineWords = 8
+// for any three together (gcra 3, token 2, leaky 2, finite 1, window 3, count 4).
+const inlineWords = 12
 
 // State is the state of one subject under a [Policy]: plain data, the kernels' own fields (see
 // the package doc for the words of each algorithm). It is a value: DebitN returns a new State and
 // never changes the one it is given, so a store may keep States in a map and swap them.
 //
-// A State holds up to 8 words inline. A policy whose leaves need more words, or that holds a
-// sliding log, keeps the rest in an extra block that each admitted debit copies: such policies
-// allocate once per admitted debit. Those within 8 words and without a log never allocate.
+// A State holds up to 12 words inline, enough for any three algorithms. A policy whose leaves
+// need more words, or that holds a sliding log, keeps the rest in an extra block that each debit
+// copies: such policies allocate once per debit. Those within 12 words and without a log never
+// allocate.
 //
 // The zero State is not a fresh state: start from [Policy.Fresh]. Used with a policy, a zero State
 // reads as state words of zero (instants at the Unix epoch, nothing left in a finite bucket).
