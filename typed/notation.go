@@ -206,14 +206,15 @@ func (p *parser) factor(depth int) (Spec, error) {
 // limit := [algo] count ["/" [int] unit] ["burst" int] ["in" int]
 func (p *parser) limit() (Spec, error) {
 	sp := Spec{Algo: AlgoGCRA}
+	countWhat := "a limit such as 10/s, or '('"
 	if t := p.peek(); t.kind == tWord {
 		if Algo(t.text).kind() == kindNone || Algo(t.text).kind().inner() {
 			return Spec{}, p.expected("an algorithm (gcra, token, leaky, finite, window, sliding, buckets, count) or a count")
 		}
-		sp.Algo = Algo(p.next().text)
+		sp.Algo, countWhat = Algo(p.next().text), "a count"
 	}
 	var err error
-	if sp.Count, err = p.number("a count"); err != nil {
+	if sp.Count, err = p.number(countWhat); err != nil {
 		return Spec{}, err
 	}
 	if sp.Algo != AlgoFinite {
@@ -249,7 +250,7 @@ func (p *parser) period() (time.Duration, error) {
 		return 0, p.expected("'/' and a period, as in 10/s")
 	}
 	p.next()
-	mult := int64(1)
+	mult, col := int64(1), p.peek().col
 	if p.peek().kind == tNum {
 		mult = p.next().num
 	}
@@ -260,7 +261,7 @@ func (p *parser) period() (time.Duration, error) {
 	}
 	p.next()
 	if mult > math.MaxInt64/unit {
-		return 0, &SyntaxError{Column: t.col, Expected: "a period below 292 years", Found: strconv.Quote(itoa(mult) + t.text)}
+		return 0, &SyntaxError{Column: col, Expected: "a period below 292 years", Found: strconv.Quote(itoa(mult) + t.text)}
 	}
 	return time.Duration(mult * unit), nil
 }
