@@ -15,8 +15,8 @@ import (
 //   - A window (window, count, sliding, buckets) carries over its count in the current window,
 //     capped at the new limit; a larger limit leaves the tokens remaining as they were.
 //   - If the trees have the same shape, each leaf continues from the leaf at its place (unchanged
-//     when its spec is unchanged); otherwise every leaf continues from the whole old tree, as if it
-//     were one limiter.
+//     when its spec is unchanged); otherwise every leaf continues from the most used old leaf (the
+//     least remaining and the largest count of them all).
 //
 // The tokens a changed leaf holds are whole tokens counted as used at at (or at the latest instant
 // the state admitted, if later), so switching back and forth between two policies never creates
@@ -45,7 +45,7 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 		}
 		return next
 	}
-	whole := old.status(0, &s, now)
+	whole := old.least(&s, now)
 	for i := range c.leaves {
 		lf := &c.leaves[i]
 		lf.hold(&next, now, lf.carried(whole))
@@ -53,10 +53,26 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	return next
 }
 
+// usage is what a changed leaf continues from: the tokens remaining and the tokens used.
+type usage struct{ remaining, used int64 }
+
+func usageOf(st kernel.Status) usage { return usage{st.Remaining, st.Limit - st.Remaining} }
+
+// least is the usage of the most used leaf of s: the least remaining and the most used of all of
+// them, so that every new leaf holds no more than any old leaf did, whatever the trees' shapes.
+func (c *compiled) least(s *State, now int64) usage {
+	u := usage{remaining: kernel.Unlimited}
+	for i := range c.leaves {
+		lu := usageOf(c.leaves[i].status(s, now))
+		u.remaining, u.used = min(u.remaining, lu.remaining), max(u.used, lu.used)
+	}
+	return u
+}
+
 // carry sets the leaf in next from the leaf from in s: a copy if it is the same, else held.
 func (lf *leaf) carry(next *State, from *leaf, s *State, now int64) {
 	if lf.text != from.text {
-		lf.hold(next, now, lf.carried(from.status(s, now)))
+		lf.hold(next, now, lf.carried(usageOf(from.status(s, now))))
 		return
 	}
 	if lf.k.isLog() {
@@ -66,16 +82,14 @@ func (lf *leaf) carry(next *State, from *leaf, s *State, now int64) {
 	copy(next.words(lf.off, lf.k.nwords()), s.words(from.off, from.k.nwords()))
 }
 
-// carried returns how many tokens the leaf holds when it continues from a limiter whose status
-// was old: the lesser of old's remaining and, for buckets, the capacity; for windows, the limit
-// less old's count (its limit less its remaining).
-func (lf *leaf) carried(old kernel.Status) int64 {
+// carried returns how many tokens the leaf holds when it continues from old: the lesser of old's
+// remaining and, for buckets, the capacity; for windows, the limit less old's count.
+func (lf *leaf) carried(old usage) int64 {
 	limit := lf.limit()
 	if lf.k.bucket() {
-		return max(min(old.Remaining, limit), 0)
+		return max(min(old.remaining, limit), 0)
 	}
-	used := old.Limit - old.Remaining
-	return max(min(old.Remaining, limit-min(used, limit)), 0)
+	return max(min(old.remaining, limit-min(old.used, limit)), 0)
 }
 
 func sameShape(a, b *compiled) bool {
