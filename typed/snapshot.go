@@ -76,20 +76,71 @@ func snapshotJSON[L Limiter[L]](l L) ([]byte, error) {
 }
 
 func readSnapshotJSON[L Limiter[L]](dst *L, data []byte) error {
+	doc, err := decodeDoc(data)
+	if err != nil {
+		return err
+	}
+	return restoreInto(dst, doc.Policy, doc.State)
+}
+
+// decodeDoc reads a JSON snapshot and validates its version and policy.
+func decodeDoc(data []byte) (snapshotDoc, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var doc snapshotDoc
 	if err := dec.Decode(&doc); err != nil {
-		return corruptWrap(err)
+		return doc, corruptWrap(err)
 	}
 	if dec.More() {
-		return corruptf("data after the snapshot")
+		return doc, corruptf("data after the snapshot")
 	}
 	if doc.Version != Version {
-		return corruptf("unknown version %d", doc.Version)
+		return doc, corruptf("unknown version %d", doc.Version)
 	}
 	if err := doc.Policy.Validate(); err != nil {
-		return corruptWrap(err)
+		return doc, corruptWrap(err)
 	}
-	return restoreInto(dst, doc.Policy, doc.State)
+	return doc, nil
+}
+
+// ReadSnapshot reads the binary snapshot of any typed limiter, whatever its type, as the Policy
+// of its spec and the State of its leaves: how a store or a tool reads snapshots it did not write.
+// It validates like UnmarshalBinary and returns an error matching ErrCorrupt.
+func ReadSnapshot(data []byte) (Policy, State, error) {
+	d := decoder{b: data}
+	d.version()
+	sp := d.spec(0)
+	if d.err != nil {
+		return Policy{}, State{}, d.err
+	}
+	if err := sp.Validate(); err != nil {
+		return Policy{}, State{}, corruptWrap(err)
+	}
+	ws := d.words(sp)
+	d.end()
+	if d.err != nil {
+		return Policy{}, State{}, d.err
+	}
+	return policyState(sp, ws)
+}
+
+// ReadSnapshotJSON is ReadSnapshot for the JSON form of a snapshot.
+func ReadSnapshotJSON(data []byte) (Policy, State, error) {
+	doc, err := decodeDoc(data)
+	if err != nil {
+		return Policy{}, State{}, err
+	}
+	return policyState(doc.Policy, doc.State)
+}
+
+func policyState(sp Spec, ws [][]int64) (Policy, State, error) {
+	p, err := Compile(sp)
+	if err != nil {
+		return Policy{}, State{}, corruptWrap(err)
+	}
+	s, err := p.StateOf(ws)
+	if err != nil {
+		return Policy{}, State{}, err
+	}
+	return p, s, nil
 }
