@@ -22,7 +22,7 @@ func allocs[L Limiter[L]](l L) float64 {
 	})
 }
 
-func build[L Limiter[L]](t *testing.T, text string) L {
+func build[L Limiter[L]](t testing.TB, text string) L {
 	t.Helper()
 	l, err := FromSpec[L](MustParse(t, text))
 	require.NoError(t, err)

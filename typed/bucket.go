@@ -33,6 +33,13 @@ func bucketPolicy(rate numerus.Rate, capacity int64) (*kernel.BucketPolicy, *ker
 	return kernel.BucketOf(r, capacity)
 }
 
+func (b TokenBucket) debit(at, cost int64) (TokenBucket, int64, bool) {
+	k, from, ok := b.k.Debit(at, cost)
+	return TokenBucket{k}, from, ok
+}
+
+func (b TokenBucket) status(at int64) kernel.Status { return b.k.Status(at) }
+
 func (b TokenBucket) spec() Spec {
 	if b.k.P == nil {
 		return Spec{Algo: AlgoToken}
@@ -78,6 +85,13 @@ func NewLeakyBucket(capacity int64, leak numerus.Rate) (LeakyBucket, error) {
 	return LeakyBucket{p.FreshLeaky()}, nil
 }
 
+func (b LeakyBucket) debit(at, cost int64) (LeakyBucket, int64, bool) {
+	k, from, ok := b.k.Debit(at, cost)
+	return LeakyBucket{k}, from, ok
+}
+
+func (b LeakyBucket) status(at int64) kernel.Status { return b.k.Status(at) }
+
 func (b LeakyBucket) spec() Spec {
 	if b.k.P == nil {
 		return Spec{Algo: AlgoLeaky}
@@ -118,6 +132,13 @@ func NewFiniteBucket(n int64) (FiniteBucket, error) {
 	return FiniteBucket{f}, paramErr(inv)
 }
 
+func (f FiniteBucket) debit(at, cost int64) (FiniteBucket, int64, bool) {
+	k, from, ok := f.k.Debit(at, cost)
+	return FiniteBucket{k}, from, ok
+}
+
+func (f FiniteBucket) status(at int64) kernel.Status { return f.k.Status(at) }
+
 func (f FiniteBucket) spec() Spec { return Spec{Algo: AlgoFinite, Count: f.k.Size} }
 
 func (f FiniteBucket) state(dst [][]int64) [][]int64 { return append(dst, []int64{f.k.Left}) }
@@ -153,7 +174,7 @@ func (b TokenBucket) DebitN(at time.Time, cost int64) (TokenBucket, numerus.Next
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
 func (b TokenBucket) Status(at time.Time) numerus.Status {
-	return status(b.k.Status(kernel.FromTime(at)), at)
+	return toStatus(b.k.Status(kernel.FromTime(at)), at)
 }
 
 // String names the policy in the notation, as in "token 10/s burst 20".
@@ -194,7 +215,7 @@ func (b LeakyBucket) DebitN(at time.Time, cost int64) (LeakyBucket, numerus.Next
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
 func (b LeakyBucket) Status(at time.Time) numerus.Status {
-	return status(b.k.Status(kernel.FromTime(at)), at)
+	return toStatus(b.k.Status(kernel.FromTime(at)), at)
 }
 
 // String names the policy in the notation, as in "leaky 10/s burst 20".
@@ -235,7 +256,7 @@ func (f FiniteBucket) DebitN(at time.Time, cost int64) (FiniteBucket, numerus.Ne
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
 func (f FiniteBucket) Status(at time.Time) numerus.Status {
-	return status(f.k.Status(kernel.FromTime(at)), at)
+	return toStatus(f.k.Status(kernel.FromTime(at)), at)
 }
 
 // String names the policy in the notation, as in "finite 100".

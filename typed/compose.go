@@ -4,13 +4,18 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
 // And is the typed limiter that admits a debit only if both A and B admit it, and then charges
 // both, with numerus.And's semantics: if either refuses, neither is charged and the answer is the
-// latest of theirs (Never if either says Never), searched for at most numerus.MaxSearch rounds for
-// an instant both admit. Its status is the least limit and remaining and the latest Full. Nest Ands
-// for more limiters: NewAnd(a, NewAnd(b, c)).
+// latest of theirs (Never if either says Never). Its status is the least limit and remaining and
+// the latest Full. Nest Ands for more limiters: NewAnd(a, NewAnd(b, c)).
+//
+// numerus.And confirms its answer by a bounded search, since a limiter of the user's might refuse
+// at the latest of the answers. Typed limiters cannot: each answer is exact and a typed limiter
+// that admits a debit at an instant admits it at every later one, so the latest answer is admitted
+// by both and And returns it without searching (a property test checks it against numerus.And).
 //
 // The zero And holds zero children and so denies every debit.
 type And[A Limiter[A], B Limiter[B]] struct {
@@ -28,53 +33,40 @@ func (l And[A, B]) Debit(at time.Time) (And[A, B], numerus.NextDebitable, bool) 
 
 // DebitN takes cost tokens from both children at at, or from neither. A cost below 1 panics.
 func (l And[A, B]) DebitN(at time.Time, cost int64) (And[A, B], numerus.NextDebitable, bool) {
-	na, fa, oka := l.a.DebitN(at, cost)
-	if !oka && fa.IsNever() {
-		return l, fa, false
+	next, from, ok := l.debit(kernel.FromTime(at), cost)
+	if ok {
+		return next, numerus.DebitableFrom(at), true
 	}
-	nb, fb, okb := l.b.DebitN(at, cost)
-	if oka && okb {
-		return And[A, B]{na, nb}, numerus.DebitableFrom(at), true
-	}
-	from := numerus.DebitableFrom(at)
-	if !oka {
-		from = numerus.Latest(from, fa)
-	}
-	if !okb {
-		from = numerus.Latest(from, fb)
-	}
-	if from.IsNever() {
-		return l, from, false
-	}
-	return l, l.search(from, cost), false
+	return l, answer(from, at), false
 }
 
-// search moves from on until both children admit the debit there, for at most numerus.MaxSearch
-// rounds, as numerus.AllOf does.
-func (l And[A, B]) search(from numerus.NextDebitable, cost int64) numerus.NextDebitable {
-	for range numerus.MaxSearch {
-		t, _ := from.Time()
-		moved := from
-		if _, f, ok := l.a.DebitN(t, cost); !ok {
-			moved = numerus.Latest(moved, f)
-		}
-		if _, f, ok := l.b.DebitN(t, cost); !ok {
-			moved = numerus.Latest(moved, f)
-		}
-		if moved.IsNever() || !moved.After(from) {
-			return moved
-		}
-		from = moved
+func (l And[A, B]) debit(at, cost int64) (And[A, B], int64, bool) {
+	na, fa, oka := l.a.debit(at, cost)
+	if !oka && fa == kernel.Never {
+		return l, fa, false
 	}
-	return numerus.Never()
+	nb, fb, okb := l.b.debit(at, cost)
+	switch {
+	case oka && okb:
+		return And[A, B]{na, nb}, at, true
+	case oka:
+		return l, fb, false
+	case okb:
+		return l, fa, false
+	}
+	return l, max(fa, fb), false
 }
 
 // Status reports the least limit and remaining of the children and the latest instant at which
 // both are full. It is pure.
 func (l And[A, B]) Status(at time.Time) numerus.Status {
-	sa, sb := l.a.Status(at), l.b.Status(at)
-	return numerus.Status{Limit: min(sa.Limit, sb.Limit), Remaining: min(sa.Remaining, sb.Remaining),
-		Full: numerus.Latest(numerus.DebitableFrom(at), numerus.Latest(sa.Full, sb.Full))}
+	return toStatus(l.status(kernel.FromTime(at)), at)
+}
+
+func (l And[A, B]) status(at int64) kernel.Status {
+	sa, sb := l.a.status(at), l.b.status(at)
+	return kernel.Status{Limit: min(sa.Limit, sb.Limit), Remaining: min(sa.Remaining, sb.Remaining),
+		Full: max(at, sa.Full, sb.Full)}
 }
 
 // String names the policy in the notation, as in "gcra 10/s burst 5 & window 1000/h".
@@ -143,20 +135,37 @@ func (l Or[A, B]) Debit(at time.Time) (Or[A, B], numerus.NextDebitable, bool) {
 
 // DebitN takes cost tokens from every child that admits them at at. A cost below 1 panics.
 func (l Or[A, B]) DebitN(at time.Time, cost int64) (Or[A, B], numerus.NextDebitable, bool) {
-	na, fa, oka := l.a.DebitN(at, cost)
-	nb, fb, okb := l.b.DebitN(at, cost)
-	if !oka && !okb {
-		return l, numerus.Earliest(fa, fb), false
+	next, from, ok := l.debit(kernel.FromTime(at), cost)
+	if ok {
+		return next, numerus.DebitableFrom(at), true
 	}
-	return Or[A, B]{na, nb}, numerus.DebitableFrom(at), true
+	return l, answer(from, at), false
+}
+
+// debit charges each child that admits and keeps the others as they were.
+func (l Or[A, B]) debit(at, cost int64) (Or[A, B], int64, bool) {
+	next := l
+	na, fa, oka := l.a.debit(at, cost)
+	if oka {
+		next.a = na
+	}
+	nb, fb, okb := l.b.debit(at, cost)
+	if okb {
+		next.b = nb
+	}
+	return next, min(fa, fb), oka || okb
 }
 
 // Status reports the most limit and remaining of the children and the latest instant at which
 // both are full. It is pure.
 func (l Or[A, B]) Status(at time.Time) numerus.Status {
-	sa, sb := l.a.Status(at), l.b.Status(at)
-	return numerus.Status{Limit: max(sa.Limit, sb.Limit), Remaining: max(sa.Remaining, sb.Remaining),
-		Full: numerus.Latest(numerus.DebitableFrom(at), numerus.Latest(sa.Full, sb.Full))}
+	return toStatus(l.status(kernel.FromTime(at)), at)
+}
+
+func (l Or[A, B]) status(at int64) kernel.Status {
+	sa, sb := l.a.status(at), l.b.status(at)
+	return kernel.Status{Limit: max(sa.Limit, sb.Limit), Remaining: max(sa.Remaining, sb.Remaining),
+		Full: max(at, sa.Full, sb.Full)}
 }
 
 // String names the policy in the notation, as in "gcra 5/s burst 5 | gcra 100/m burst 100".

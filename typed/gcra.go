@@ -30,6 +30,13 @@ func NewGCRA(rate numerus.Rate, burst int64) (GCRA, error) {
 	return GCRA{p.Fresh()}, nil
 }
 
+func (g GCRA) debit(at, cost int64) (GCRA, int64, bool) {
+	k, from, ok := g.k.Debit(at, cost)
+	return GCRA{k}, from, ok
+}
+
+func (g GCRA) status(at int64) kernel.Status { return g.k.Status(at) }
+
 func (g GCRA) spec() Spec {
 	if g.k.P == nil {
 		return Spec{Algo: AlgoGCRA}
@@ -71,7 +78,9 @@ func (g GCRA) DebitN(at time.Time, cost int64) (GCRA, numerus.NextDebitable, boo
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
-func (g GCRA) Status(at time.Time) numerus.Status { return status(g.k.Status(kernel.FromTime(at)), at) }
+func (g GCRA) Status(at time.Time) numerus.Status {
+	return toStatus(g.k.Status(kernel.FromTime(at)), at)
+}
 
 // String names the policy in the notation, as in "gcra 10/s burst 5".
 func (g GCRA) String() string { return g.k.String() }

@@ -20,6 +20,11 @@ type Limiter[L any] interface {
 	// String names the policy in the notation, as in "gcra 10/s burst 5".
 	String() string
 
+	// debit is DebitN on kernel instants: the next value (unspecified when refused), the answer,
+	// and whether it admitted.
+	debit(at, cost int64) (L, int64, bool)
+	// status is Status on kernel instants.
+	status(at int64) kernel.Status
 	spec() Spec
 	state(dst [][]int64) [][]int64
 	restore(sp Spec, st *states) (L, error)
@@ -53,7 +58,7 @@ func answer(ns int64, at time.Time) numerus.NextDebitable {
 	return numerus.DebitableFrom(t)
 }
 
-func status(s kernel.Status, at time.Time) numerus.Status {
+func toStatus(s kernel.Status, at time.Time) numerus.Status {
 	return numerus.Status{Limit: s.Limit, Remaining: s.Remaining, Full: answer(s.Full, at)}
 }
 

@@ -148,7 +148,7 @@ func (p Policy) DebitN(s State, at time.Time, cost int64) (State, numerus.NextDe
 }
 
 // debit runs node i on src at at, writing what its admitted leaves become into dst (nothing when
-// dst is nil: a dry run). It returns the node's answer and whether it admitted.
+// dst is nil). It returns the node's answer and whether it admitted.
 func (c *compiled) debit(i int, src, dst *State, at, cost int64) (int64, bool) {
 	n := &c.nodes[i]
 	switch n.k {
@@ -166,7 +166,8 @@ func (c *compiled) debit(i int, src, dst *State, at, cost int64) (int64, bool) {
 	return c.leaves[n.leaf].debit(src, dst, at, cost)
 }
 
-// debitAnd charges every child or none, with the answer searched as numerus.AllOf does.
+// debitAnd charges every child or none. Refused, it answers the latest of the children's answers:
+// exact, and admitted by every child since none refuses later what it admits earlier (see And).
 func (c *compiled) debitAnd(n *node, src, dst *State, at, cost int64) (int64, bool) {
 	from, ok := at, true
 	for _, k := range n.kids {
@@ -183,26 +184,7 @@ func (c *compiled) debitAnd(n *node, src, dst *State, at, cost int64) (int64, bo
 		return at, true
 	}
 	c.rollback(n, src, dst)
-	if from == kernel.Never {
-		return from, false
-	}
-	return c.search(n, src, from, cost), false
-}
-
-func (c *compiled) search(n *node, src *State, from, cost int64) int64 {
-	for range numerus.MaxSearch {
-		moved := from
-		for _, k := range n.kids {
-			if f, ok := c.debit(k, src, nil, from, cost); !ok {
-				moved = max(moved, f)
-			}
-		}
-		if moved == kernel.Never || moved <= from {
-			return moved
-		}
-		from = moved
-	}
-	return kernel.Never
+	return from, false
 }
 
 // rollback restores in dst the leaves below n to what they are in src.
@@ -230,7 +212,7 @@ func (p Policy) Status(s State, at time.Time) numerus.Status {
 	if c.ext && s.ext == nil {
 		s.own(c)
 	}
-	return status(c.status(0, &s, kernel.FromTime(at)), at)
+	return toStatus(c.status(0, &s, kernel.FromTime(at)), at)
 }
 
 func (c *compiled) status(i int, s *State, at int64) kernel.Status {

@@ -35,6 +35,13 @@ func NewSlidingWindowBucketed(window time.Duration, windows int, n int64) (Slidi
 	return SlidingWindow{p.FreshLog()}, nil
 }
 
+func (l SlidingWindow) debit(at, cost int64) (SlidingWindow, int64, bool) {
+	k, from, ok := l.k.Debit(at, cost)
+	return SlidingWindow{k}, from, ok
+}
+
+func (l SlidingWindow) status(at int64) kernel.Status { return l.k.Status(at) }
+
 func (l SlidingWindow) spec() Spec {
 	if l.k.P == nil {
 		return Spec{Algo: AlgoSliding}
@@ -79,7 +86,7 @@ func (l SlidingWindow) DebitN(at time.Time, cost int64) (SlidingWindow, numerus.
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
 func (l SlidingWindow) Status(at time.Time) numerus.Status {
-	return status(l.k.Status(kernel.FromTime(at)), at)
+	return toStatus(l.k.Status(kernel.FromTime(at)), at)
 }
 
 // String names the policy in the notation, as in "sliding 100/m".

@@ -25,6 +25,13 @@ func NewFixedWindow(window time.Duration, n int64) (FixedWindow, error) {
 	return FixedWindow{p.FreshWindow()}, nil
 }
 
+func (w FixedWindow) debit(at, cost int64) (FixedWindow, int64, bool) {
+	k, from, ok := w.k.Debit(at, cost)
+	return FixedWindow{k}, from, ok
+}
+
+func (w FixedWindow) status(at int64) kernel.Status { return w.k.Status(at) }
+
 func (w FixedWindow) spec() Spec {
 	if w.k.P == nil {
 		return Spec{Algo: AlgoWindow}
@@ -68,6 +75,13 @@ func NewSlidingWindowCount(window time.Duration, n int64) (SlidingWindowCount, e
 	}
 	return SlidingWindowCount{p.FreshCounter()}, nil
 }
+
+func (c SlidingWindowCount) debit(at, cost int64) (SlidingWindowCount, int64, bool) {
+	k, from, ok := c.k.Debit(at, cost)
+	return SlidingWindowCount{k}, from, ok
+}
+
+func (c SlidingWindowCount) status(at int64) kernel.Status { return c.k.Status(at) }
 
 func (c SlidingWindowCount) spec() Spec {
 	if c.k.P == nil {
@@ -113,7 +127,7 @@ func (w FixedWindow) DebitN(at time.Time, cost int64) (FixedWindow, numerus.Next
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
 func (w FixedWindow) Status(at time.Time) numerus.Status {
-	return status(w.k.Status(kernel.FromTime(at)), at)
+	return toStatus(w.k.Status(kernel.FromTime(at)), at)
 }
 
 // String names the policy in the notation, as in "window 1000/h".
@@ -154,7 +168,7 @@ func (c SlidingWindowCount) DebitN(at time.Time, cost int64) (SlidingWindowCount
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
 func (c SlidingWindowCount) Status(at time.Time) numerus.Status {
-	return status(c.k.Status(kernel.FromTime(at)), at)
+	return toStatus(c.k.Status(kernel.FromTime(at)), at)
 }
 
 // String names the policy in the notation, as in "count 50/10s".

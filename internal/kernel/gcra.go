@@ -47,6 +47,9 @@ func (g GCRA) Debit(at, cost int64) (GCRA, int64, bool) {
 // scaledWithin reports whether (f − at)·n ≤ limit, for f not before at, without overflow.
 func (f Frac) scaledWithin(at, n, limit int64) bool {
 	d := diff(at, f.Q)
+	if n == 1 {
+		return d <= uint64(limit)
+	}
 	q, r := uint64(limit/n), limit%n
 	return d < q || (d == q && f.R <= r)
 }

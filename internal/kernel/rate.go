@@ -67,6 +67,9 @@ func (f Frac) after(at int64) bool { return f.Q > at || (f.Q == at && f.R > 0) }
 
 // plus adds s/n nanoseconds (s ≥ 0, s + n fits in int64).
 func (f Frac) plus(s, n int64) Frac {
+	if n == 1 { // whole nanoseconds: R is 0, and dividing by one is not free
+		return Frac{AddSat(f.Q, s), 0}
+	}
 	t := f.R + s%n
 	q := AddSat(f.Q, s/n+t/n)
 	return Frac{q, t % n}
@@ -74,6 +77,9 @@ func (f Frac) plus(s, n int64) Frac {
 
 // minus subtracts s/n nanoseconds (s ≥ 0).
 func (f Frac) minus(s, n int64) Frac {
+	if n == 1 {
+		return Frac{SubSat(f.Q, s), 0}
+	}
 	q, r := SubSat(f.Q, s/n), f.R-s%n
 	if r < 0 {
 		q, r = SubSat(q, 1), r+n
