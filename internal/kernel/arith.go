@@ -23,7 +23,7 @@ const MinInstant int64 = math.MinInt64
 
 // AddSat returns a+d for d ≥ 0, saturated to MaxInstant.
 func AddSat(a, d int64) int64 {
-	if d > MaxInstant-a {
+	if a >= 0 && d > MaxInstant-a { // for a < 0, a+d cannot pass MaxInstant, and MaxInstant-a overflows
 		return MaxInstant
 	}
 	return a + d
