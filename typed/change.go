@@ -31,9 +31,7 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	case c.text == old.text:
 		return s
 	}
-	if old.ext && s.ext == nil {
-		s.own(old)
-	}
+	old.fit(&s)
 	now := kernel.FromTime(at)
 	for i := range old.leaves {
 		now = max(now, old.leaves[i].last(&s))

@@ -29,10 +29,13 @@
 // # Composition
 //
 // [And] admits a debit only if both children admit it and then charges both; refused, it charges
-// neither and answers the latest instant at which both would admit, searched for at most
-// numerus.MaxSearch rounds. [Or] charges every child that admits and refuses only if both refuse,
-// with the earliest answer. These are the semantics of numerus.And and numerus.Or. Nest them for
-// more children: NewAnd(a, NewAnd(b, c)).
+// neither and answers the latest of the children's answers. [Or] charges every child that admits
+// and refuses only if both refuse, with the earliest answer. These are the semantics of numerus.And
+// and numerus.Or. Nest them for more children: NewAnd(a, NewAnd(b, c)). numerus.AllOf confirms
+// its answer with a bounded search, because a limiter of the user's might refuse at the latest
+// answer; a typed limiter cannot (its answers are exact, and what it admits at an instant it admits
+// at every later one), so And and a Policy return the latest answer directly: the same answer,
+// without the search. A property test checks them against numerus.And and numerus.Or.
 //
 // # Notation
 //

@@ -133,9 +133,7 @@ func (p Policy) DebitN(s State, at time.Time, cost int64) (State, numerus.NextDe
 	if c == nil {
 		return s, numerus.Never(), false
 	}
-	if c.ext && s.ext == nil {
-		s.own(c)
-	}
+	c.fit(&s)
 	dst := s
 	if c.ext {
 		dst.own(c)
@@ -209,9 +207,7 @@ func (p Policy) Status(s State, at time.Time) numerus.Status {
 	if c == nil {
 		return numerus.Status{Full: numerus.Never()}
 	}
-	if c.ext && s.ext == nil {
-		s.own(c)
-	}
+	c.fit(&s)
 	return toStatus(c.status(0, &s, kernel.FromTime(at)), at)
 }
 

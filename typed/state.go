@@ -20,7 +20,9 @@ const inlineWords = 12
 // copies: such policies allocate once per debit. Those within 12 words and without a log never
 // allocate.
 //
-// The zero State is not a fresh state: start from [Policy.Fresh]. Used with a policy, a zero State
+// A State belongs to the Policy that made it: another Policy reads its words as its own (never
+// panicking), and [Policy.Continue] is the way to carry it over to a changed policy. The zero
+// State is not a fresh state either: start from [Policy.Fresh]. Used with a policy, a zero State
 // reads as state words of zero (instants at the Unix epoch, nothing left in a finite bucket).
 type State struct {
 	w   [inlineWords]int64
@@ -47,14 +49,24 @@ func (s *State) own(c *compiled) {
 	if s.ext != nil {
 		copy(e.w, s.ext.w)
 		copy(e.logs, s.ext.logs)
-	} else {
-		for _, lf := range c.leaves {
-			if lf.k.isLog() {
-				e.logs[lf.off] = lf.log.FreshLog()
-			}
+	}
+	for _, lf := range c.leaves {
+		if lf.k.isLog() && e.logs[lf.off].P != lf.log {
+			e.logs[lf.off] = lf.log.FreshLog()
 		}
 	}
 	s.ext = e
+}
+
+// fit makes s safe to read under c: a State made by another policy, or the zero State, gets an
+// extra block of the size c reads (its words as far as they go, fresh logs otherwise).
+func (c *compiled) fit(s *State) {
+	if !c.ext {
+		return
+	}
+	if e := s.ext; e == nil || len(e.w) != max(c.words-inlineWords, 0) || len(e.logs) != c.logs {
+		s.own(c)
+	}
 }
 
 // Fresh returns the state of a subject never seen: buckets full, windows and logs empty.
@@ -129,6 +141,7 @@ func (p Policy) Words(s State) [][]int64 {
 	if p.c == nil {
 		return nil
 	}
+	p.c.fit(&s)
 	ws := make([][]int64, len(p.c.leaves))
 	for i := range p.c.leaves {
 		ws[i] = p.c.leaves[i].leafWords(&s)
@@ -166,6 +179,7 @@ func (p Policy) AppendState(b []byte, s State) []byte {
 	if c == nil {
 		return b
 	}
+	c.fit(&s)
 	b = append(b, Version)
 	b = binary.BigEndian.AppendUint32(b, c.sum)
 	for i := range c.leaves {
