@@ -7,16 +7,16 @@ import (
 	"github.com/numerus-closus/numerus"
 )
 
-// benchDebit debits l once per iteration, 1µs apart, at a rate that both admits and refuses, and
-// reports the share admitted so the input is visibly what it claims.
-func benchDebit[L Limiter[L]](b *testing.B, l L) {
+// benchLoop calls debit once per iteration, 1µs apart, at a rate that both admits and refuses,
+// and reports the share admitted so the input is visibly what it claims. debit is a closure over
+// a concrete limiter, so the call inside it is as direct as a user's.
+func benchLoop(b *testing.B, debit func(at time.Time) bool) {
 	b.ReportAllocs()
 	at, admitted := t0, 0
 	for b.Loop() {
 		at = at.Add(time.Microsecond)
-		next, _, ok := l.DebitN(at, 1)
-		if ok {
-			l, admitted = next, admitted+1
+		if debit(at) {
+			admitted++
 		}
 	}
 	ratio := float64(admitted) / float64(b.N)
@@ -26,33 +26,130 @@ func benchDebit[L Limiter[L]](b *testing.B, l L) {
 	}
 }
 
-func BenchmarkDebit(b *testing.B) {
-	b.Run("algo=gcra", func(b *testing.B) { benchDebit(b, build[GCRA](b, "gcra 500000/s burst 50")) })
-	b.Run("algo=token", func(b *testing.B) { benchDebit(b, build[TokenBucket](b, "token 500000/s burst 50")) })
-	b.Run("algo=leaky", func(b *testing.B) { benchDebit(b, build[LeakyBucket](b, "leaky 500000/s burst 50")) })
-	b.Run("algo=window", func(b *testing.B) { benchDebit(b, build[FixedWindow](b, "window 500/ms")) })
-	b.Run("algo=count", func(b *testing.B) { benchDebit(b, build[SlidingWindowCount](b, "count 500/ms")) })
-	b.Run("algo=sliding", func(b *testing.B) { benchDebit(b, build[SlidingWindow](b, "sliding 500/ms")) })
-	b.Run("algo=and3", func(b *testing.B) {
-		benchDebit(b, build[And[GCRA, And[FixedWindow, SlidingWindowCount]]](b,
-			"gcra 500000/s burst 50 & (window 600/ms & count 700/ms)"))
-	})
-	b.Run("algo=or", func(b *testing.B) {
-		benchDebit(b, build[Or[GCRA, TokenBucket]](b, "gcra 500000/s burst 50 | token 100000/s"))
-	})
-	b.Run("algo=dynamic-gcra", func(b *testing.B) {
-		benchDynamic(b, numerus.Must(numerus.GCRA(numerus.PerSecond(500000), 50)))
-	})
-}
-
-func benchDynamic(b *testing.B, l numerus.Limiter) {
-	b.ReportAllocs()
-	at := t0
-	for b.Loop() {
-		at = at.Add(time.Microsecond)
-		if next, _, ok := l.DebitN(at, 1); ok {
+// debitOf returns the closure that debits l, keeping what it becomes.
+func debitOf[L Limiter[L]](l L) func(time.Time) bool {
+	return func(at time.Time) bool {
+		next, _, ok := l.DebitN(at, 1)
+		if ok {
 			l = next
 		}
+		return ok
+	}
+}
+
+func BenchmarkDebit(b *testing.B) {
+	cases := []struct {
+		name  string
+		debit func(testing.TB) func(time.Time) bool
+	}{
+		{"gcra", func(b testing.TB) func(time.Time) bool {
+			l := build[GCRA](b, "gcra 500000/s burst 50")
+			return func(at time.Time) bool {
+				next, _, ok := l.DebitN(at, 1)
+				if ok {
+					l = next
+				}
+				return ok
+			}
+		}},
+		{"token", func(b testing.TB) func(time.Time) bool {
+			l := build[TokenBucket](b, "token 500000/s burst 50")
+			return func(at time.Time) bool {
+				next, _, ok := l.DebitN(at, 1)
+				if ok {
+					l = next
+				}
+				return ok
+			}
+		}},
+		{"leaky", func(b testing.TB) func(time.Time) bool {
+			l := build[LeakyBucket](b, "leaky 500000/s burst 50")
+			return func(at time.Time) bool {
+				next, _, ok := l.DebitN(at, 1)
+				if ok {
+					l = next
+				}
+				return ok
+			}
+		}},
+		{"window", func(b testing.TB) func(time.Time) bool {
+			l := build[FixedWindow](b, "window 500/ms")
+			return func(at time.Time) bool {
+				next, _, ok := l.DebitN(at, 1)
+				if ok {
+					l = next
+				}
+				return ok
+			}
+		}},
+		{"count", func(b testing.TB) func(time.Time) bool {
+			l := build[SlidingWindowCount](b, "count 500/ms")
+			return func(at time.Time) bool {
+				next, _, ok := l.DebitN(at, 1)
+				if ok {
+					l = next
+				}
+				return ok
+			}
+		}},
+		{"sliding", func(b testing.TB) func(time.Time) bool {
+			l := build[SlidingWindow](b, "sliding 500/ms")
+			return func(at time.Time) bool {
+				next, _, ok := l.DebitN(at, 1)
+				if ok {
+					l = next
+				}
+				return ok
+			}
+		}},
+		{"and3-gcra", func(b testing.TB) func(time.Time) bool {
+			l := build[And[GCRA, And[GCRA, GCRA]]](b,
+				"gcra 500000/s burst 50 & (gcra 400000/s burst 60 & gcra 600000/s burst 70)")
+			return func(at time.Time) bool {
+				next, _, ok := l.DebitN(at, 1)
+				if ok {
+					l = next
+				}
+				return ok
+			}
+		}},
+		{"and3", func(b testing.TB) func(time.Time) bool {
+			l := build[And[GCRA, And[FixedWindow, SlidingWindowCount]]](b,
+				"gcra 500000/s burst 50 & (window 600/ms & count 700/ms)")
+			return func(at time.Time) bool {
+				next, _, ok := l.DebitN(at, 1)
+				if ok {
+					l = next
+				}
+				return ok
+			}
+		}},
+		{"or", func(b testing.TB) func(time.Time) bool {
+			l := build[Or[GCRA, TokenBucket]](b, "gcra 500000/s burst 50 | token 100000/s")
+			return func(at time.Time) bool {
+				next, _, ok := l.DebitN(at, 1)
+				if ok {
+					l = next
+				}
+				return ok
+			}
+		}},
+		{"generic-helper-gcra", func(b testing.TB) func(time.Time) bool {
+			return debitOf(build[GCRA](b, "gcra 500000/s burst 50"))
+		}},
+		{"dynamic-gcra", func(b testing.TB) func(time.Time) bool {
+			var l numerus.Limiter = numerus.Must(numerus.GCRA(numerus.PerSecond(500000), 50))
+			return func(at time.Time) bool {
+				next, _, ok := l.DebitN(at, 1)
+				if ok {
+					l = next
+				}
+				return ok
+			}
+		}},
+	}
+	for _, c := range cases {
+		b.Run("algo="+c.name, func(b *testing.B) { benchLoop(b, c.debit(b)) })
 	}
 }
 
