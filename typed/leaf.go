@@ -7,7 +7,8 @@ import (
 )
 
 // leaf is one algorithm of a spec, compiled: its kind and its validated kernel policy. In a
-// Policy, off locates its words in a State (or its log, for the log kinds).
+// Policy, text is its notation and off locates its words in a State (or its log, for the log
+// kinds).
 type leaf struct {
 	k      kind
 	text   string
@@ -48,7 +49,7 @@ func compileLeaf(sp Spec, path string) (leaf, error) {
 	case sp.Period != 0 && k == kindFinite:
 		return leaf{}, paramError(path, "period", "finite takes no period")
 	}
-	lf := leaf{k: k, text: sp.String()}
+	lf := leaf{k: k}
 	var inv *kernel.Invalid
 	switch k {
 	case kindFinite:

@@ -80,6 +80,7 @@ func (c *compiled) add(sp Spec) int {
 		c.nodes[i].kids = kids
 	} else {
 		lf, _ := compileLeaf(sp, "")
+		lf.text = sp.String()
 		c.place(&lf)
 		c.nodes[i].leaf = len(c.leaves)
 		c.leaves = append(c.leaves, lf)
