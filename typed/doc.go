@@ -51,9 +51,10 @@
 //	        | "minute" | "minutes" | "h" | "hour" | "hours" | "d" | "day" | "days"
 //
 // "&" binds tighter than "|". ";" is a synonym of "&", as Python's limits writes
-// "10/second;100/minute". The algorithm defaults to gcra; burst (gcra, token and leaky only)
-// defaults to the count; "in" gives the sub-windows of buckets and is required there; finite
-// takes a count and no period ("finite 100"). Every window aligns on the Unix epoch. Examples:
+// "10/second;100/minute". The algorithm defaults to gcra; burst (gcra, token and leaky only, at
+// least 1) defaults to the count; "in" gives the sub-windows of buckets and is required there;
+// finite takes a count and no period ("finite 100"). Every window aligns on the Unix epoch.
+// Examples:
 //
 //	10/s burst 20                        a GCRA of 10 per second, 20 at once
 //	gcra 10/s burst 5 & window 1000/1h   both: 10/s with bursts of 5, and 1000 per hour

@@ -224,13 +224,13 @@ func (p *parser) limit() (Spec, error) {
 	}
 	if p.is("burst") {
 		p.next()
-		if sp.Burst, err = p.number("a burst size"); err != nil {
+		if sp.Burst, err = p.positive("a burst size of at least 1"); err != nil {
 			return Spec{}, err
 		}
 	}
 	if p.is("in") {
 		p.next()
-		if sp.In, err = p.number("a number of sub-windows"); err != nil {
+		if sp.In, err = p.positive("a number of sub-windows of at least 1"); err != nil {
 			return Spec{}, err
 		}
 	}
@@ -242,6 +242,14 @@ func (p *parser) number(what string) (int64, error) {
 		return 0, p.expected(what)
 	}
 	return p.next().num, nil
+}
+
+// positive reads a number written only when it matters: zero would read back as absent.
+func (p *parser) positive(what string) (int64, error) {
+	if t := p.peek(); t.kind == tNum && t.num == 0 {
+		return 0, p.expected(what)
+	}
+	return p.number(what)
 }
 
 // period := "/" [int] unit

@@ -83,6 +83,8 @@ func TestParseErrors(t *testing.T) {
 		{"10/999999999999d", 4, "a period below 292 years"},
 		{"finite 5/s", 9, "'&', '|' or the end"},
 		{"10/s burst x", 12, "a burst size"},
+		{"10/s burst 0", 12, "a burst size of at least 1"},
+		{"sliding 10/s in 0", 17, "sub-windows of at least 1"},
 		{strings.Repeat("(", 40) + "1/s" + strings.Repeat(")", 40), 33, "at most 32 nested parentheses"},
 		{"10/ß", 4, "a unit such as s, min or h"},
 	}
