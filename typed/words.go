@@ -69,8 +69,8 @@ func restoreLog(p *kernel.LogPolicy, w []int64) (kernel.Log, *kernel.Invalid) {
 	return p.RestoreLog(w[0], w[1:])
 }
 
-// restoreWords validates the words of a fixed-size leaf against its policy and returns them as the
-// kernel stores them, or the kernel's verdict.
+// restoreWords validates the words of a fixed-size leaf against its policy: nil, or the kernel's
+// verdict on them.
 func (lf *leaf) restoreWords(w []int64) *kernel.Invalid {
 	var inv *kernel.Invalid
 	switch lf.k {

@@ -66,14 +66,13 @@ func (p *BucketPolicy) RestoreLeaky(level, last int64) (LeakyBucket, *Invalid) {
 
 // RestoreFinite returns the finite bucket of size tokens with left still in it.
 func RestoreFinite(size, left int64) (Finite, *Invalid) {
-	f, inv := FiniteOf(size)
-	if inv != nil {
+	if _, inv := FiniteOf(size); inv != nil {
 		return Finite{}, inv
 	}
 	if inv := within("left", left, size); inv != nil {
 		return Finite{}, inv
 	}
-	return Finite{Size: size, Left: f.Left - (size - left)}, nil
+	return Finite{Size: size, Left: left}, nil
 }
 
 // RestoreWindow returns the fixed window under p counting count tokens in the window at start. A
