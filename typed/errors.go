@@ -21,7 +21,8 @@ var ErrMismatch = errors.New("typed: policy does not match")
 var ErrSyntax = errors.New("typed: syntax error")
 
 // SyntaxError says where the notation went wrong: the column (counted in characters from 1) and
-// what was expected there. It matches ErrSyntax.
+// what was expected there. It matches ErrSyntax. Parse fills every field; the zero SyntaxError
+// describes no position.
 type SyntaxError struct {
 	Column   int    // where the problem starts, from 1
 	Expected string // what the parser expected, as in "a unit such as s, min or h"

@@ -9,7 +9,7 @@ import (
 )
 
 // Algo names an algorithm of a [Spec] leaf, or the composition of an inner node. Its values are
-// the words of the notation.
+// the words of the notation; the zero Algo names nothing, and a Spec with it is invalid.
 type Algo string
 
 // The algorithms and compositions a Spec can describe.
