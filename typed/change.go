@@ -9,7 +9,8 @@ import (
 // Continue returns the state under p of a subject whose state s was kept under prev, when the
 // policy changes at at: the state a store should go on with after its configuration changed.
 //
-//   - If p and prev are the same policy (the same notation), s is returned unchanged.
+//   - If p and prev are the same policy (the same tree of the same algorithms deciding alike, as
+//     "10/s" and "gcra 20/2s burst 10"), s is returned unchanged.
 //   - A bucket (gcra, token, leaky, finite) carries over the lesser of the tokens it holds and the
 //     new capacity: a larger capacity does not refill.
 //   - A window (window, count, sliding, buckets) carries over its count in the current window,
@@ -28,7 +29,7 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 		return State{}
 	case old == nil:
 		return p.Fresh()
-	case c.text == old.text:
+	case c.text == old.text || sameLeaves(c, old):
 		return s
 	}
 	old.fit(&s)
@@ -69,7 +70,7 @@ func (c *compiled) least(s *State, now int64) usage {
 
 // carry sets the leaf in next from the leaf from in s: a copy if it is the same, else held.
 func (lf *leaf) carry(next *State, from *leaf, s *State, now int64) {
-	if lf.text != from.text {
+	if !lf.same(from) {
 		lf.hold(next, now, lf.carried(usageOf(from.status(s, now))))
 		return
 	}
@@ -101,4 +102,37 @@ func sameShape(a, b *compiled) bool {
 		}
 	}
 	return true
+}
+
+// sameLeaves reports whether a and b have the same shape and leaves that decide alike.
+func sameLeaves(a, b *compiled) bool {
+	if !sameShape(a, b) {
+		return false
+	}
+	for i := range a.leaves {
+		if !a.leaves[i].same(&b.leaves[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// same reports whether two leaves decide alike: the same algorithm with the same reduced
+// parameters.
+func (lf *leaf) same(o *leaf) bool {
+	if lf.k != o.k {
+		return false
+	}
+	switch {
+	case lf.gcra != nil:
+		return lf.gcra.Rate.N == o.gcra.Rate.N && lf.gcra.Rate.P == o.gcra.Rate.P && lf.gcra.Burst == o.gcra.Burst
+	case lf.bucket != nil:
+		return lf.bucket.Rate.N == o.bucket.Rate.N && lf.bucket.Rate.P == o.bucket.Rate.P &&
+			lf.bucket.Capacity == o.bucket.Capacity
+	case lf.window != nil:
+		return *lf.window == *o.window
+	case lf.log != nil:
+		return *lf.log == *o.log
+	}
+	return lf.size == o.size
 }

@@ -87,6 +87,9 @@ func TestContinueExamples(t *testing.T) {
 	assert.Equal(t, int64(3), w5.Status(w5.Continue(w10, s, t0), t0).Remaining, "the count carries over")
 
 	assert.Equal(t, State{}, Policy{}.Continue(p5, s, t0))
+	same := MustCompile("gcra 20/2s burst 5")
+	s, _, _ = p5.DebitN(p5.Fresh(), t0.Add(time.Millisecond), 1)
+	assert.Equal(t, s, same.Continue(p5, s, t0), "a policy that decides alike changes nothing")
 	assert.Equal(t, p5.Fresh(), p5.Continue(Policy{}, s, t0))
 }
 
