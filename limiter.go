@@ -42,25 +42,16 @@ type Status struct {
 
 // instant converts t to nanoseconds since the Unix epoch, clamped to the range int64 can hold
 // (the years 1677 to 2262): an earlier instant counts as the earliest, a later one as the latest.
-func instant(t time.Time) int64 {
-	switch {
-	case t.Before(earliest):
-		return kernel.MinInstant
-	case t.After(latest):
-		return kernel.MaxInstant
-	}
-	return t.UnixNano()
-}
+func instant(t time.Time) int64 { return kernel.FromTime(t) }
 
-// earliest and latest are the first and last instants a kernel tells apart.
-var earliest, latest = time.Unix(0, kernel.MinInstant), time.Unix(0, kernel.MaxInstant)
 
 // fromInstant converts a kernel answer back to a NextDebitable in the location of at.
 func fromInstant(ns int64, at time.Time) NextDebitable {
-	if ns == kernel.Never {
+	t, ok := kernel.ToTime(ns, at.Location())
+	if !ok {
 		return Never()
 	}
-	return DebitableFrom(time.Unix(0, ns).In(at.Location()))
+	return DebitableFrom(t)
 }
 
 // status converts a kernel's status at at; a limiter full at the instant asked is full at at

@@ -1,0 +1,138 @@
+package typed
+
+import (
+	"time"
+
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
+
+// Continue returns the state under p of a subject whose state s was kept under prev, when the
+// policy changes at at: the state a store should go on with after its configuration changed.
+//
+//   - If p and prev are the same policy (the same tree of the same algorithms deciding alike, as
+//     "10/s" and "gcra 20/2s burst 10"), s is returned unchanged.
+//   - A bucket (gcra, token, leaky, finite) carries over the lesser of the tokens it holds and the
+//     new capacity: a larger capacity does not refill.
+//   - A window (window, count, sliding, buckets) carries over its count in the current window,
+//     capped at the new limit; a larger limit leaves the tokens remaining as they were.
+//   - If the trees have the same shape, each leaf continues from the leaf at its place (unchanged
+//     when its spec is unchanged); otherwise every leaf continues from the most used old leaf (the
+//     least remaining and the largest count of them all).
+//
+// The tokens a changed leaf holds are whole tokens counted as used at at (or at the latest instant
+// the state admitted, if later), so switching back and forth between two policies never creates
+// tokens, now or later. The result never admits more than p allows.
+func (p Policy) Continue(prev Policy, s State, at time.Time) State {
+	c, old := p.c, prev.c
+	switch {
+	case c == nil:
+		return State{}
+	case old == nil:
+		return p.Fresh()
+	case c.text == old.text || sameLeaves(c, old):
+		return s
+	}
+	old.fit(&s)
+	now := kernel.FromTime(at)
+	for i := range old.leaves {
+		now = max(now, old.leaves[i].last(&s))
+	}
+	next := p.Fresh()
+	if sameShape(c, old) {
+		for i := range c.leaves {
+			c.leaves[i].carry(&next, &old.leaves[i], &s, now)
+		}
+		return next
+	}
+	whole := old.least(&s, now)
+	for i := range c.leaves {
+		lf := &c.leaves[i]
+		lf.hold(&next, now, lf.carried(whole))
+	}
+	return next
+}
+
+// usage is what a changed leaf continues from: the tokens remaining and the tokens used.
+type usage struct{ remaining, used int64 }
+
+func usageOf(st kernel.Status) usage { return usage{st.Remaining, st.Limit - st.Remaining} }
+
+// least is the usage of the most used leaf of s: the least remaining and the most used of all of
+// them, so that every new leaf holds no more than any old leaf did, whatever the trees' shapes.
+func (c *compiled) least(s *State, now int64) usage {
+	u := usage{remaining: kernel.Unlimited}
+	for i := range c.leaves {
+		lu := usageOf(c.leaves[i].status(s, now))
+		u.remaining, u.used = min(u.remaining, lu.remaining), max(u.used, lu.used)
+	}
+	return u
+}
+
+// carry sets the leaf in next from the leaf from in s: a copy if it is the same, else held.
+func (lf *leaf) carry(next *State, from *leaf, s *State, now int64) {
+	if !lf.same(from) {
+		lf.hold(next, now, lf.carried(usageOf(from.status(s, now))))
+		return
+	}
+	if lf.k.isLog() {
+		next.ext.logs[lf.off] = s.ext.logs[from.off]
+		return
+	}
+	copy(next.words(lf.off, lf.k.nwords()), s.words(from.off, from.k.nwords()))
+}
+
+// carried returns how many tokens the leaf holds when it continues from old: the lesser of old's
+// remaining and, for buckets, the capacity; for windows, the limit less old's count.
+func (lf *leaf) carried(old usage) int64 {
+	limit := lf.limit()
+	if lf.k.bucket() {
+		return max(min(old.remaining, limit), 0)
+	}
+	return max(min(old.remaining, limit-min(old.used, limit)), 0)
+}
+
+func sameShape(a, b *compiled) bool {
+	if len(a.nodes) != len(b.nodes) {
+		return false
+	}
+	for i := range a.nodes {
+		na, nb := &a.nodes[i], &b.nodes[i]
+		if na.k.inner() != nb.k.inner() || (na.k.inner() && (na.k != nb.k || len(na.kids) != len(nb.kids))) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameLeaves reports whether a and b have the same shape and leaves that decide alike.
+func sameLeaves(a, b *compiled) bool {
+	if !sameShape(a, b) {
+		return false
+	}
+	for i := range a.leaves {
+		if !a.leaves[i].same(&b.leaves[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// same reports whether two leaves decide alike: the same algorithm with the same reduced
+// parameters.
+func (lf *leaf) same(o *leaf) bool {
+	if lf.k != o.k {
+		return false
+	}
+	switch {
+	case lf.gcra != nil:
+		return lf.gcra.Rate.N == o.gcra.Rate.N && lf.gcra.Rate.P == o.gcra.Rate.P && lf.gcra.Burst == o.gcra.Burst
+	case lf.bucket != nil:
+		return lf.bucket.Rate.N == o.bucket.Rate.N && lf.bucket.Rate.P == o.bucket.Rate.P &&
+			lf.bucket.Capacity == o.bucket.Capacity
+	case lf.window != nil:
+		return *lf.window == *o.window
+	case lf.log != nil:
+		return *lf.log == *o.log
+	}
+	return lf.size == o.size
+}

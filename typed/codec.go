@@ -1,0 +1,167 @@
+package typed
+
+import (
+	"encoding/binary"
+	"time"
+)
+
+// Version is the format version that snapshots and states are written in: their first byte.
+// Readers keep every older version readable, and a new version never changes how an older one
+// is read.
+const Version = 1
+
+// appendSpec writes sp in pre-order: the kind's code, then its parameters as varints; an inner
+// node writes the number of its children and then each of them.
+func appendSpec(b []byte, sp Spec) []byte {
+	k := sp.Algo.kind()
+	b = append(b, byte(k))
+	switch {
+	case k.inner():
+		b = binary.AppendUvarint(b, uint64(len(sp.Of)))
+		for _, c := range sp.Of {
+			b = appendSpec(b, c)
+		}
+		return b
+	case k == kindFinite:
+		return binary.AppendVarint(b, sp.Count)
+	}
+	b = binary.AppendVarint(b, sp.Count)
+	b = binary.AppendVarint(b, int64(sp.Period))
+	switch {
+	case k == kindGCRA || k == kindToken || k == kindLeaky:
+		b = binary.AppendVarint(b, sp.Burst)
+	case k == kindBuckets:
+		b = binary.AppendVarint(b, sp.In)
+	}
+	return b
+}
+
+// appendWords writes one leaf's words: each as a varint; a log's as its last instant, the number of
+// entries, then the entries' pairs.
+func appendWords(b []byte, k kind, w []int64) []byte {
+	if k.isLog() {
+		b = binary.AppendVarint(b, w[0])
+		b = binary.AppendUvarint(b, uint64(len(w)/2))
+		w = w[1:]
+	}
+	for _, x := range w {
+		b = binary.AppendVarint(b, x)
+	}
+	return b
+}
+
+// decoder reads what appendSpec and appendWords wrote. The first problem sticks in err; reads
+// after it return zeros.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = corruptf(format, args...)
+	}
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil || len(d.b) == 0 {
+		d.fail("truncated")
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail("truncated or overlong number")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a number of items, each at least per bytes long, so no count exceeds the input.
+func (d *decoder) count(per int) int {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 || v > uint64(len(d.b)-n)/uint64(per) {
+		d.fail("truncated or impossible count")
+		return 0
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+func (d *decoder) spec(depth int) Spec {
+	if depth > maxDepth {
+		d.fail("policy nests more than %d levels", maxDepth)
+	}
+	k := kind(d.byte())
+	if d.err != nil {
+		return Spec{}
+	}
+	if k == kindNone || k > kindOr {
+		d.fail("unknown algorithm code %d", k)
+		return Spec{}
+	}
+	sp := Spec{Algo: k.algo()}
+	switch {
+	case k.inner():
+		sp.Of = make([]Spec, d.count(2))
+		for i := range sp.Of {
+			sp.Of[i] = d.spec(depth + 1)
+		}
+		return sp
+	case k == kindFinite:
+		sp.Count = d.varint()
+		return sp
+	}
+	sp.Count, sp.Period = d.varint(), time.Duration(d.varint())
+	switch {
+	case k == kindGCRA || k == kindToken || k == kindLeaky:
+		sp.Burst = d.varint()
+	case k == kindBuckets:
+		sp.In = d.varint()
+	}
+	return sp
+}
+
+// words reads the words of each leaf of sp, in pre-order.
+func (d *decoder) words(sp Spec) [][]int64 {
+	var ws [][]int64
+	sp.leaves(func(l Spec) {
+		k := l.Algo.kind()
+		n := k.nwords()
+		var w []int64
+		if k.isLog() {
+			w = append(w, d.varint())
+			n = 2 * d.count(2)
+		}
+		for range n {
+			w = append(w, d.varint())
+		}
+		ws = append(ws, w)
+	})
+	return ws
+}
+
+// readVersion reads and checks the version byte.
+func (d *decoder) version() {
+	if v := d.byte(); d.err == nil && v != Version {
+		d.fail("unknown version %d", v)
+	}
+}
+
+func (d *decoder) end() {
+	if d.err == nil && len(d.b) > 0 {
+		d.fail("%d bytes after the end", len(d.b))
+	}
+}

@@ -1,0 +1,211 @@
+package typed
+
+import (
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
+
+// And is the typed limiter that admits a debit only if both A and B admit it, and then charges
+// both, with numerus.And's semantics: if either refuses, neither is charged and the answer is the
+// latest of theirs (Never if either says Never). Its status is the least limit and remaining and
+// the latest Full. Nest Ands for more limiters: NewAnd(a, NewAnd(b, c)).
+//
+// numerus.And confirms its answer by a bounded search, since a limiter of the user's might refuse
+// at the latest of the answers. Typed limiters cannot: each answer is exact and a typed limiter
+// that admits a debit at an instant admits it at every later one, so the latest answer is admitted
+// by both and And returns it without searching (a property test checks it against numerus.And).
+//
+// The zero And holds zero children and so denies every debit.
+type And[A Limiter[A], B Limiter[B]] struct {
+	a A
+	b B
+}
+
+// NewAnd returns the And of a and b.
+func NewAnd[A Limiter[A], B Limiter[B]](a A, b B) And[A, B] { return And[A, B]{a, b} }
+
+// Debit takes one token at at. It is DebitN(at, 1).
+func (l And[A, B]) Debit(at time.Time) (And[A, B], numerus.NextDebitable, bool) {
+	return l.DebitN(at, 1)
+}
+
+// DebitN takes cost tokens from both children at at, or from neither. A cost below 1 panics.
+func (l And[A, B]) DebitN(at time.Time, cost int64) (And[A, B], numerus.NextDebitable, bool) {
+	next, from, ok := l.debit(kernel.FromTime(at), cost)
+	if ok {
+		return next, numerus.DebitableFrom(at), true
+	}
+	return l, answer(from, at), false
+}
+
+func (l And[A, B]) debit(at, cost int64) (And[A, B], int64, bool) {
+	na, fa, oka := l.a.debit(at, cost)
+	if !oka && fa == kernel.Never {
+		return l, fa, false
+	}
+	nb, fb, okb := l.b.debit(at, cost)
+	switch {
+	case oka && okb:
+		return And[A, B]{na, nb}, at, true
+	case oka:
+		return l, fb, false
+	case okb:
+		return l, fa, false
+	}
+	return l, max(fa, fb), false
+}
+
+// Status reports the least limit and remaining of the children and the latest instant at which
+// both are full. It is pure.
+func (l And[A, B]) Status(at time.Time) numerus.Status {
+	return toStatus(l.status(kernel.FromTime(at)), at)
+}
+
+func (l And[A, B]) status(at int64) kernel.Status {
+	sa, sb := l.a.status(at), l.b.status(at)
+	return kernel.Status{Limit: min(sa.Limit, sb.Limit), Remaining: min(sa.Remaining, sb.Remaining),
+		Full: max(at, sa.Full, sb.Full)}
+}
+
+// String names the policy in the notation, as in "gcra 10/s burst 5 & window 1000/h".
+func (l And[A, B]) String() string {
+	return join(" & ", l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
+}
+
+func (l And[A, B]) spec() Spec {
+	return Spec{Algo: AlgoAnd, Of: []Spec{l.a.spec(), l.b.spec()}}
+}
+
+func (l And[A, B]) state(dst [][]int64) [][]int64 { return l.b.state(l.a.state(dst)) }
+
+func (And[A, B]) restore(sp Spec, st *states) (And[A, B], error) {
+	a, b, err := restorePair[A, B](sp, kindAnd, st)
+	return And[A, B]{a, b}, err
+}
+
+// restorePair restores the two children of an And or Or.
+func restorePair[A Limiter[A], B Limiter[B]](sp Spec, k kind, st *states) (A, B, error) {
+	var a A
+	var b B
+	if sp.Algo.kind() != k || len(sp.Of) != 2 {
+		return a, b, mismatch(sp.Algo, k.algo())
+	}
+	a, err := a.restore(sp.Of[0], st)
+	if err != nil {
+		return a, b, err
+	}
+	b, err = b.restore(sp.Of[1], st)
+	return a, b, err
+}
+
+// AppendBinary appends the snapshot of l: its whole tree of policies and states.
+func (l And[A, B]) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, l) }
+
+// MarshalBinary returns the snapshot of l.
+func (l And[A, B]) MarshalBinary() ([]byte, error) { return appendSnapshot(nil, l) }
+
+// UnmarshalBinary sets *l to the And a snapshot saved, validated like every typed limiter's.
+func (l *And[A, B]) UnmarshalBinary(data []byte) error { return readSnapshot(l, data) }
+
+// MarshalJSON returns the snapshot of l as JSON.
+func (l And[A, B]) MarshalJSON() ([]byte, error) { return snapshotJSON(l) }
+
+// UnmarshalJSON sets *l to the And a JSON snapshot saved, validated.
+func (l *And[A, B]) UnmarshalJSON(data []byte) error { return readSnapshotJSON(l, data) }
+
+// Or is the typed limiter that admits a debit if A or B admits it, and charges each of them that
+// does, with numerus.Or's semantics. It refuses only if both refuse, with the earliest of their
+// answers. Its status is the most limit and remaining and the latest Full.
+//
+// The zero Or holds zero children and so denies every debit.
+type Or[A Limiter[A], B Limiter[B]] struct {
+	a A
+	b B
+}
+
+// NewOr returns the Or of a and b.
+func NewOr[A Limiter[A], B Limiter[B]](a A, b B) Or[A, B] { return Or[A, B]{a, b} }
+
+// Debit takes one token at at. It is DebitN(at, 1).
+func (l Or[A, B]) Debit(at time.Time) (Or[A, B], numerus.NextDebitable, bool) {
+	return l.DebitN(at, 1)
+}
+
+// DebitN takes cost tokens from every child that admits them at at. A cost below 1 panics.
+func (l Or[A, B]) DebitN(at time.Time, cost int64) (Or[A, B], numerus.NextDebitable, bool) {
+	next, from, ok := l.debit(kernel.FromTime(at), cost)
+	if ok {
+		return next, numerus.DebitableFrom(at), true
+	}
+	return l, answer(from, at), false
+}
+
+// debit charges each child that admits and keeps the others as they were.
+func (l Or[A, B]) debit(at, cost int64) (Or[A, B], int64, bool) {
+	next := l
+	na, fa, oka := l.a.debit(at, cost)
+	if oka {
+		next.a = na
+	}
+	nb, fb, okb := l.b.debit(at, cost)
+	if okb {
+		next.b = nb
+	}
+	return next, min(fa, fb), oka || okb
+}
+
+// Status reports the most limit and remaining of the children and the latest instant at which
+// both are full. It is pure.
+func (l Or[A, B]) Status(at time.Time) numerus.Status {
+	return toStatus(l.status(kernel.FromTime(at)), at)
+}
+
+func (l Or[A, B]) status(at int64) kernel.Status {
+	sa, sb := l.a.status(at), l.b.status(at)
+	return kernel.Status{Limit: max(sa.Limit, sb.Limit), Remaining: max(sa.Remaining, sb.Remaining),
+		Full: max(at, sa.Full, sb.Full)}
+}
+
+// String names the policy in the notation, as in "gcra 5/s burst 5 | gcra 100/m burst 100".
+func (l Or[A, B]) String() string {
+	return join(" | ", l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
+}
+
+func (l Or[A, B]) spec() Spec { return Spec{Algo: AlgoOr, Of: []Spec{l.a.spec(), l.b.spec()}} }
+
+func (l Or[A, B]) state(dst [][]int64) [][]int64 { return l.b.state(l.a.state(dst)) }
+
+func (Or[A, B]) restore(sp Spec, st *states) (Or[A, B], error) {
+	a, b, err := restorePair[A, B](sp, kindOr, st)
+	return Or[A, B]{a, b}, err
+}
+
+// AppendBinary appends the snapshot of l: its whole tree of policies and states.
+func (l Or[A, B]) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, l) }
+
+// MarshalBinary returns the snapshot of l.
+func (l Or[A, B]) MarshalBinary() ([]byte, error) { return appendSnapshot(nil, l) }
+
+// UnmarshalBinary sets *l to the Or a snapshot saved, validated like every typed limiter's.
+func (l *Or[A, B]) UnmarshalBinary(data []byte) error { return readSnapshot(l, data) }
+
+// MarshalJSON returns the snapshot of l as JSON.
+func (l Or[A, B]) MarshalJSON() ([]byte, error) { return snapshotJSON(l) }
+
+// UnmarshalJSON sets *l to the Or a JSON snapshot saved, validated.
+func (l *Or[A, B]) UnmarshalJSON(data []byte) error { return readSnapshotJSON(l, data) }
+
+// join writes two children of an And (sep " & ") or an Or (" | "), in parentheses where the
+// notation needs them to read back the same tree.
+func join(sep, a string, ka Algo, b string, kb Algo) string {
+	return paren(sep, a, ka) + sep + paren(sep, b, kb)
+}
+
+func paren(sep, s string, k Algo) string {
+	if k == AlgoOr || (k == AlgoAnd && sep == " & ") {
+		return "(" + s + ")"
+	}
+	return s
+}

@@ -1,0 +1,144 @@
+// Package typed holds numerus limiters as data: concrete values whose policy and state are plain,
+// composed statically without allocating, saved and restored, described by a [Spec] or a short
+// notation, and compiled into a [Policy] that debits per-subject [State]s for keyed stores.
+//
+// Every algorithm of package numerus has a typed form: [GCRA], [TokenBucket], [LeakyBucket],
+// [FiniteBucket], [FixedWindow], [SlidingWindow] (the exact log, or bucketed) and
+// [SlidingWindowCount]. Each wraps the same kernel as the dynamic limiter, so both decide exactly
+// alike: there is one copy of each algorithm's arithmetic. Like numerus limiters they are
+// immutable values modelled on time.Time: DebitN returns the value that follows.
+//
+//	g, _ := typed.NewGCRA(numerus.PerSecond(10), 5)
+//	w, _ := typed.NewFixedWindow(time.Hour, 1000)
+//	l := typed.NewAnd(g, w) // typed.And[typed.GCRA, typed.FixedWindow]
+//	l, from, ok := l.Debit(at)
+//
+// # Typed or dynamic
+//
+// Use numerus limiters (the numerus.Limiter interface) when the composition is decided at run
+// time, or mixes limiters of your own. Use typed limiters when the structure is known when you
+// write the code and the limiter is on a hot path or must be saved: [And] and [Or] are generic,
+// so a debit of a typed limiter, compositions included, allocates nothing (only the sliding log
+// allocates, amortized, when its storage grows). [Dynamic] turns any typed limiter into a
+// numerus.Limiter, so the two mix. Use a [Policy] when the structure comes from configuration and
+// many subjects share it: each subject's state is then a [State], plain data a store keeps.
+//
+// The [Limiter] constraint is sealed: only this package's types satisfy it, which is what lets
+// every typed limiter be saved, restored and described by a Spec.
+//
+// # Composition
+//
+// [And] admits a debit only if both children admit it and then charges both; refused, it charges
+// neither and answers the latest of the children's answers. [Or] charges every child that admits
+// and refuses only if both refuse, with the earliest answer. These are the semantics of numerus.And
+// and numerus.Or. Nest them for more children: NewAnd(a, NewAnd(b, c)). numerus.AllOf confirms
+// its answer with a bounded search, because a limiter of the user's might refuse at the latest
+// answer; a typed limiter cannot (its answers are exact, and what it admits at an instant it admits
+// at every later one), so And and a Policy return the latest answer directly: the same answer,
+// without the search. A property test checks them against numerus.And and numerus.Or.
+//
+// # Notation
+//
+// [Parse] reads a policy written as text, and [Spec.String] writes one; Parse(s.String()) equals
+// s. The grammar, in EBNF, case-insensitive and tolerant of white space between tokens:
+//
+//	policy := term { "|" term }
+//	term   := factor { ( "&" | ";" ) factor }
+//	factor := "(" policy ")" | limit
+//	limit  := [ algo ] count [ "/" [ int ] unit ] [ "burst" int ] [ "in" int ]
+//	algo   := "gcra" | "token" | "leaky" | "finite" | "window" | "sliding" | "buckets" | "count"
+//	unit   := "ns" | "us" | "µs" | "ms" | "s" | "sec" | "second" | "seconds" | "m" | "min"
+//	        | "minute" | "minutes" | "h" | "hour" | "hours" | "d" | "day" | "days"
+//
+// "&" binds tighter than "|". ";" is a synonym of "&", as Python's limits writes
+// "10/second;100/minute". The algorithm defaults to gcra; burst (gcra, token and leaky only, at
+// least 1) defaults to the count; "in" gives the sub-windows of buckets and is required there;
+// finite takes a count and no period ("finite 100"). Every window aligns on the Unix epoch.
+// Examples:
+//
+//	10/s burst 20                        a GCRA of 10 per second, 20 at once
+//	gcra 10/s burst 5 & window 1000/1h   both: 10/s with bursts of 5, and 1000 per hour
+//	5/s | 100/min                        either
+//	sliding 100/1m                       the exact sliding log
+//	buckets 100/1m in 6                  the sliding window over six 10s sub-windows
+//	count 50/10s                         the sliding window counter
+//	500/7d                               500 a week
+//
+// A text that does not follow the grammar gives a [*SyntaxError] naming the column and what was
+// expected ("typed: column 4: expected a unit such as s, min or h, found \"x\"").
+//
+// A [Spec] is also JSON for configuration files: {"algo":"gcra","limit":"10/s","burst":5},
+// {"and":[...]}, {"or":[...]}, or simply a string in the notation.
+//
+// # Snapshots
+//
+// Every typed limiter and composition implements encoding.BinaryMarshaler and BinaryAppender
+// (with value receivers) and encoding.BinaryUnmarshaler (with a pointer receiver, as time.Time
+// does), and json.Marshaler and json.Unmarshaler. A snapshot holds the policy and the state:
+//
+//	version  one byte, [Version] (1)
+//	policy   pre-order: a kind byte (1 gcra, 2 token, 3 leaky, 4 finite, 5 window, 6 count,
+//	         7 sliding, 8 buckets, 9 and, 10 or), then its parameters as zig-zag varints:
+//	         count, period (ns), and burst (gcra, token, leaky) or in (buckets); finite writes its
+//	         count alone; and/or write their number of children (uvarint) and then the children
+//	state    for each leaf in pre-order, its state words as zig-zag varints; a log writes its
+//	         last instant, its number of live entries (uvarint), then (instant, tokens) pairs
+//
+// The state words are the kernels' own fields, instants in nanoseconds since the Unix epoch:
+//
+//	gcra     tat, tat fraction (in 1/N ns, where the rate is N tokens per P ns in lowest terms), last
+//	token    tokens (scaled: one token is P units), last
+//	leaky    level (scaled like tokens), last
+//	finite   left
+//	window   start, count, last
+//	count    start, prev, cur, last
+//	sliding  last, then (instant, tokens) for each live entry; buckets the same over sub-windows
+//
+// The JSON form is {"version":1,"policy":<Spec>,"state":[[words of leaf 0],[words of leaf 1],...]}.
+// A [State] encodes ([Policy.AppendState]) as the version, four bytes identifying its policy, and
+// the state words of its leaves.
+//
+// Decoders validate everything: an unknown version, truncated input or trailing bytes, an invalid
+// policy, a policy of another shape than the type decoded into ([ErrMismatch]), and any state the
+// policy could never reach (tokens above capacity, a TAT further ahead than the burst allows, a
+// count above the limit, log entries out of order or beyond the limit) are errors matching
+// [ErrCorrupt]. A decoder never panics and never yields a limiter that admits more than its
+// policy.
+//
+// Versioning rule: a new format gets a new version byte; readers keep reading every older version
+// exactly as before, so a snapshot once written stays readable. The golden files under testdata
+// pin the current format.
+//
+// # Policy change
+//
+// [Policy.Continue] carries a subject's state over to a changed policy: a bucket keeps the lesser
+// of its tokens and the new capacity (a larger capacity does not refill); a window keeps its count
+// in the current window, capped at the new limit (a larger limit does not refill either).
+// Re-applying the same policy changes nothing, and switching back and forth never creates tokens.
+//
+// # Time
+//
+// Every decision takes the instant as a parameter; nothing here reads the clock. An instant
+// earlier than the latest one admitted counts as that one. Instants outside the years 1678 to 2262
+// are clamped to that range.
+//
+// # Concurrency
+//
+// Typed limiters, Policies and States are values, safe to share between goroutines; a store that
+// keeps a State per subject serializes its own updates.
+//
+// # Errors
+//
+// Constructors and [Spec.Validate] return a *numerus.ParamError (matching
+// numerus.ErrInvalidArgument) naming the parameter; decoders return errors matching [ErrCorrupt]
+// or [ErrMismatch]; Parse returns a [*SyntaxError] (matching [ErrSyntax]). Only a debit cost below
+// 1 panics, as in package numerus.
+//
+// # Performance
+//
+// A debit of a typed limiter is the kernel's arithmetic plus converting the instant: no
+// allocation, no interface call. An And or Or calls its children through Go's generic dispatch,
+// which copies their values: And of three GCRAs costs about five times one GCRA, still without
+// allocating. [Policy.DebitN] allocates nothing for policies that fit a State's 12 inline words
+// (any three algorithms) and hold no sliding log. See bench_test.go.
+package typed

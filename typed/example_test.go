@@ -1,0 +1,119 @@
+package typed_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/typed"
+)
+
+func ExampleParse() {
+	spec, err := typed.Parse("10/s burst 20 & window 1000/1h")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(spec)
+	data, _ := json.Marshal(spec)
+	fmt.Println(string(data))
+
+	_, err = typed.Parse("10/sec & 5/x")
+	fmt.Println(err)
+	// Output:
+	// gcra 10/s burst 20 & window 1000/h
+	// {"and":[{"algo":"gcra","limit":"10/s","burst":20},{"algo":"window","limit":"1000/h"}]}
+	// typed: column 12: expected a unit such as s, min or h, found "x"
+}
+
+func ExampleNewAnd() {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	g := numerus.Must(typed.NewGCRA(numerus.PerSecond(10), 2))
+	w := numerus.Must(typed.NewFixedWindow(time.Hour, 3))
+	l := typed.NewAnd(g, w) // typed.And[typed.GCRA, typed.FixedWindow]: no allocation per debit
+
+	for _, ms := range []time.Duration{0, 0, 0, 100, 200} {
+		next, from, ok := l.Debit(t0.Add(ms * time.Millisecond))
+		if ok {
+			l = next
+		}
+		fmt.Println(ok, from)
+	}
+	fmt.Println(l)
+	// Output:
+	// true from 2026-01-01T00:00:00Z
+	// true from 2026-01-01T00:00:00Z
+	// false from 2026-01-01T00:00:00.1Z
+	// true from 2026-01-01T00:00:00.1Z
+	// false from 2026-01-01T01:00:00Z
+	// gcra 10/s burst 2 & window 3/h
+}
+
+func ExampleGCRA_MarshalBinary() {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	g := numerus.Must(typed.NewGCRA(numerus.PerSecond(10), 5))
+	g, _, _ = g.DebitN(t0, 4)
+
+	data, err := g.MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	var restored typed.GCRA
+	if err := restored.UnmarshalBinary(data); err != nil {
+		panic(err)
+	}
+	fmt.Println(len(data), "bytes:", restored)
+	fmt.Println("remaining:", restored.Status(t0).Remaining)
+
+	data[0] = 9 // a version this reader does not know
+	err = restored.UnmarshalBinary(data)
+	fmt.Println(errors.Is(err, typed.ErrCorrupt), err)
+	// Output:
+	// 28 bytes: gcra 10/s burst 5
+	// remaining: 1
+	// true typed: corrupt snapshot: unknown version 9
+}
+
+func ExamplePolicy_Continue() {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	old := typed.MustCompile("10/s burst 5")
+	s, _, _ := old.DebitN(old.Fresh(), t0, 2) // 3 tokens left
+
+	smaller := typed.MustCompile("10/s burst 2")
+	larger := typed.MustCompile("10/s burst 9")
+	fmt.Println("smaller:", smaller.Status(smaller.Continue(old, s, t0), t0).Remaining)
+	fmt.Println("larger:", larger.Status(larger.Continue(old, s, t0), t0).Remaining)
+	back := old.Continue(smaller, smaller.Continue(old, s, t0), t0)
+	fmt.Println("there and back:", old.Status(back, t0).Remaining)
+	// Output:
+	// smaller: 2
+	// larger: 3
+	// there and back: 2
+}
+
+func ExamplePolicy() {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := typed.MustCompile("5/s | 100/min")
+	states := map[string]typed.State{} // what a keyed store keeps, one State per subject
+
+	for _, who := range []string{"ann", "bob", "ann"} {
+		s, seen := states[who]
+		if !seen {
+			s = p.Fresh()
+		}
+		next, _, ok := p.DebitN(s, t0, 3)
+		if ok {
+			states[who] = next
+		}
+		fmt.Println(who, ok, p.Status(states[who], t0).Remaining)
+	}
+	saved := p.AppendState(nil, states["ann"])
+	restored, err := p.DecodeState(saved)
+	fmt.Println(len(saved), "bytes", err, p.Status(restored, t0).Remaining)
+	// Output:
+	// ann true 97
+	// bob true 97
+	// ann true 94
+	// 43 bytes <nil> 94
+}

@@ -1,0 +1,131 @@
+package typed
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func leafSpec(a Algo, count int64, period time.Duration, burst int64) Spec {
+	return Spec{Algo: a, Count: count, Period: period, Burst: burst}
+}
+
+func TestParseExamples(t *testing.T) {
+	gcra := func(n int64, d time.Duration) Spec { return leafSpec(AlgoGCRA, n, d, 0) }
+	cases := []struct {
+		text, canonical string
+		want            Spec
+	}{
+		{"10/s burst 20", "gcra 10/s burst 20", leafSpec(AlgoGCRA, 10, time.Second, 20)},
+		{"gcra 10/s burst 5 & window 1000/1h", "gcra 10/s burst 5 & window 1000/h",
+			Spec{Algo: AlgoAnd, Of: []Spec{leafSpec(AlgoGCRA, 10, time.Second, 5), leafSpec(AlgoWindow, 1000, time.Hour, 0)}}},
+		{"5/s | 100/min", "gcra 5/s | gcra 100/m", Spec{Algo: AlgoOr, Of: []Spec{gcra(5, time.Second), gcra(100, time.Minute)}}},
+		{"sliding 100/1m", "sliding 100/m", leafSpec(AlgoSliding, 100, time.Minute, 0)},
+		{"count 50/10s", "count 50/10s", leafSpec(AlgoCount, 50, 10*time.Second, 0)},
+		{"500/7d", "gcra 500/7d", gcra(500, 7*24*time.Hour)},
+		{"10/second;100/minute", "gcra 10/s & gcra 100/m", Spec{Algo: AlgoAnd, Of: []Spec{gcra(10, time.Second), gcra(100, time.Minute)}}},
+		{"finite 100", "finite 100", Spec{Algo: AlgoFinite, Count: 100}},
+		{"buckets 100/1m in 6", "buckets 100/m in 6", Spec{Algo: AlgoBuckets, Count: 100, Period: time.Minute, In: 6}},
+		{"token 10/s burst 30", "token 10/s burst 30", leafSpec(AlgoToken, 10, time.Second, 30)},
+		{"leaky 3/1500ms", "leaky 3/1500ms", leafSpec(AlgoLeaky, 3, 1500*time.Millisecond, 0)},
+		{"  GCRA   10 / 7 Days  BURST 5 ", "gcra 10/7d burst 5", leafSpec(AlgoGCRA, 10, 7*24*time.Hour, 5)},
+		{"1/s | 2/s & 3/s", "gcra 1/s | gcra 2/s & gcra 3/s", Spec{Algo: AlgoOr, Of: []Spec{gcra(1, time.Second),
+			{Algo: AlgoAnd, Of: []Spec{gcra(2, time.Second), gcra(3, time.Second)}}}}},
+		{"(1/s | 2/s) & 3/s", "(gcra 1/s | gcra 2/s) & gcra 3/s", Spec{Algo: AlgoAnd, Of: []Spec{
+			{Algo: AlgoOr, Of: []Spec{gcra(1, time.Second), gcra(2, time.Second)}}, gcra(3, time.Second)}}},
+		{"((1/s))", "gcra 1/s", gcra(1, time.Second)},
+	}
+	for _, c := range cases {
+		sp, err := Parse(c.text)
+		require.NoError(t, err, c.text)
+		assert.True(t, c.want.Equal(sp), "%q parsed as %#v", c.text, sp)
+		assert.Equal(t, c.canonical, sp.String(), c.text)
+	}
+}
+
+func TestParseUnits(t *testing.T) {
+	units := map[string]time.Duration{
+		"ns": 1, "us": time.Microsecond, "µs": time.Microsecond, "μs": time.Microsecond, "ms": time.Millisecond,
+		"s": time.Second, "sec": time.Second, "second": time.Second, "seconds": time.Second, "S": time.Second,
+		"m": time.Minute, "min": time.Minute, "minute": time.Minute, "minutes": time.Minute, "MIN": time.Minute,
+		"h": time.Hour, "hour": time.Hour, "hours": time.Hour, "d": 24 * time.Hour, "day": 24 * time.Hour,
+		"days": 24 * time.Hour, "Hours": time.Hour,
+	}
+	for unit, d := range units {
+		sp, err := Parse("7/2" + unit)
+		require.NoError(t, err, unit)
+		assert.Equal(t, 2*d, sp.Period, unit)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		text     string
+		column   int
+		expected string
+	}{
+		{"", 1, "a limit such as 10/s"},
+		{"10/x", 4, "a unit such as s, min or h"},
+		{"gcra 10/s burst", 16, "a burst size"},
+		{"10 s", 4, "'/' and a period"},
+		{"10/s & (5/m", 12, "')'"},
+		{"10/s 5", 6, "'&', '|' or the end"},
+		{"tokens 10/s", 1, "an algorithm"},
+		{"10/s &", 7, "a limit such as 10/s"},
+		{"10/s # 5/m", 6, "a count, a word or one of"},
+		{"99999999999999999999/s", 1, "a number below 2^63"},
+		{"10/999999999999d", 4, "a period below 292 years"},
+		{"finite 5/s", 9, "'&', '|' or the end"},
+		{"10/s burst x", 12, "a burst size"},
+		{"10/s burst 0", 12, "a burst size of at least 1"},
+		{"sliding 10/s in 0", 17, "sub-windows of at least 1"},
+		{strings.Repeat("(", 40) + "1/s" + strings.Repeat(")", 40), 33, "at most 32 nested parentheses"},
+		{"10/ß", 4, "a unit such as s, min or h"},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.text)
+		require.ErrorIs(t, err, ErrSyntax, c.text)
+		var se *SyntaxError
+		require.True(t, errors.As(err, &se), c.text)
+		assert.Equal(t, c.column, se.Column, "%q: %v", c.text, err)
+		assert.Contains(t, se.Expected, c.expected, c.text)
+	}
+	_, err := Parse("10/x")
+	assert.EqualError(t, err, `typed: column 4: expected a unit such as s, min or h, found "x"`)
+}
+
+func TestParseValidates(t *testing.T) {
+	for text, param := range map[string]string{
+		"0/s":                          "count",
+		"10/0s":                        "period",
+		"window 5/s burst 2":           "burst",
+		"buckets 5/s":                  "in",
+		"buckets 6/s in 7":             "in",
+		"gcra 5/s in 2":                "in",
+		"1/s & window 0/s":             "of[1].count",
+		"1/s | (1/s & 0/s)":            "of[1].of[1].count",
+		"gcra 1/d burst 9999999999999": "burst",
+	} {
+		_, err := Parse(text)
+		require.ErrorIs(t, err, numerus.ErrInvalidArgument, text)
+		var pe *numerus.ParamError
+		require.True(t, errors.As(err, &pe), text)
+		assert.Equal(t, param, pe.Param, text)
+	}
+}
+
+// TestNotationRoundTrip: for every valid spec, Parse(sp.String()) equals sp.
+func TestNotationRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		sp := genSpec(t, 4)
+		back, err := Parse(sp.String())
+		require.NoError(t, err, sp.String())
+		require.True(t, sp.Equal(back), "%s read back as %s", sp, back)
+	})
+}

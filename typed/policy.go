@@ -1,0 +1,260 @@
+package typed
+
+import (
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
+
+// Policy is a [Spec] compiled for many subjects: immutable, shared, and safe for concurrent use.
+// Each subject's state is a [State], plain data that the Policy debits: a keyed store keeps one
+// Policy and a State per key. Policy.DebitN decides exactly as the typed limiter (or the
+// numerus.Limiter) that the same Spec describes.
+//
+// The zero Policy has no spec: it denies every debit with Never, reports a zero Status that is
+// never full, and its String is "(zero)".
+type Policy struct{ c *compiled }
+
+type compiled struct {
+	spec   Spec
+	text   string
+	nodes  []node
+	leaves []leaf
+	words  int  // state words used, inline and beyond
+	logs   int  // log leaves
+	ext    bool // whether a State needs its extra block
+	sum    uint32
+}
+
+// node is a leaf, or an And or Or of the nodes in kids; the leaves [lo, hi) lie below it.
+type node struct {
+	k      kind
+	leaf   int
+	kids   []int
+	lo, hi int
+}
+
+// Compile validates sp and returns its Policy. It returns the error of sp.Validate.
+func Compile(sp Spec) (Policy, error) {
+	if err := sp.Validate(); err != nil {
+		return Policy{}, err
+	}
+	c := &compiled{spec: sp.clone(), text: sp.String()}
+	c.sum = fingerprint(c.text)
+	c.add(c.spec)
+	return Policy{c}, nil
+}
+
+// MustCompile is Compile for policies written as literals: it panics on an invalid spec.
+func MustCompile(text string) Policy {
+	sp, err := Parse(text)
+	if err == nil {
+		var p Policy
+		if p, err = Compile(sp); err == nil {
+			return p
+		}
+	}
+	panic(err)
+}
+
+func (sp Spec) clone() Spec {
+	if sp.Of != nil {
+		of := make([]Spec, len(sp.Of))
+		for i, c := range sp.Of {
+			of[i] = c.clone()
+		}
+		sp.Of = of
+	}
+	return sp
+}
+
+func (c *compiled) add(sp Spec) int {
+	i := len(c.nodes)
+	c.nodes = append(c.nodes, node{k: sp.Algo.kind(), lo: len(c.leaves)})
+	if sp.Algo.kind().inner() {
+		kids := make([]int, len(sp.Of))
+		for j, child := range sp.Of {
+			kids[j] = c.add(child)
+		}
+		c.nodes[i].kids = kids
+	} else {
+		lf, _ := compileLeaf(sp, "")
+		lf.text = sp.String()
+		c.place(&lf)
+		c.nodes[i].leaf = len(c.leaves)
+		c.leaves = append(c.leaves, lf)
+	}
+	c.nodes[i].hi = len(c.leaves)
+	return i
+}
+
+// place gives a leaf its words: inline while they fit whole, then in the extra block.
+func (c *compiled) place(lf *leaf) {
+	if lf.k.isLog() {
+		lf.off, c.logs, c.ext = c.logs, c.logs+1, true
+		return
+	}
+	n := lf.k.nwords()
+	if c.words < inlineWords && c.words+n > inlineWords {
+		c.words = inlineWords
+	}
+	lf.off = c.words
+	c.words += n
+	c.ext = c.ext || c.words > inlineWords
+}
+
+// Spec returns the policy's spec (a copy).
+func (p Policy) Spec() Spec {
+	if p.c == nil {
+		return Spec{}
+	}
+	return p.c.spec.clone()
+}
+
+// String writes the policy in the notation.
+func (p Policy) String() string {
+	if p.c == nil {
+		return "(zero)"
+	}
+	return p.c.text
+}
+
+// Debit takes one token at at from the subject in state s. It is DebitN(s, at, 1).
+func (p Policy) Debit(s State, at time.Time) (State, numerus.NextDebitable, bool) {
+	return p.DebitN(s, at, 1)
+}
+
+// DebitN takes cost tokens at at from the subject in state s, all or nothing, as the limiter of
+// the spec would. Admitted, it returns the next state and DebitableFrom(at); refused, s itself and
+// when the same debit would be admitted, or Never. It never changes s. A cost below 1 panics.
+func (p Policy) DebitN(s State, at time.Time, cost int64) (State, numerus.NextDebitable, bool) {
+	kernel.CheckCost(cost)
+	c := p.c
+	if c == nil {
+		return s, numerus.Never(), false
+	}
+	c.fit(&s)
+	dst := s
+	if c.ext {
+		dst.own(c)
+	}
+	from, ok := c.debit(0, &s, &dst, kernel.FromTime(at), cost)
+	if !ok {
+		return s, answer(from, at), false
+	}
+	return dst, numerus.DebitableFrom(at), true
+}
+
+// debit runs node i on src at at, writing what its admitted leaves become into dst (nothing when
+// dst is nil). It returns the node's answer and whether it admitted.
+func (c *compiled) debit(i int, src, dst *State, at, cost int64) (int64, bool) {
+	n := &c.nodes[i]
+	switch n.k {
+	case kindAnd:
+		return c.debitAnd(n, src, dst, at, cost)
+	case kindOr:
+		from, ok := kernel.Never, false
+		for _, k := range n.kids {
+			f, admitted := c.debit(k, src, dst, at, cost)
+			ok = ok || admitted
+			from = min(from, f)
+		}
+		return from, ok
+	}
+	return c.leaves[n.leaf].debit(src, dst, at, cost)
+}
+
+// debitAnd charges every child or none. Refused, it answers the latest of the children's answers:
+// exact, and admitted by every child since none refuses later what it admits earlier (see And).
+func (c *compiled) debitAnd(n *node, src, dst *State, at, cost int64) (int64, bool) {
+	from, ok := at, true
+	for _, k := range n.kids {
+		f, admitted := c.debit(k, src, dst, at, cost)
+		if admitted {
+			continue
+		}
+		from, ok = max(from, f), false
+		if from == kernel.Never {
+			break
+		}
+	}
+	if ok {
+		return at, true
+	}
+	c.rollback(n, src, dst)
+	return from, false
+}
+
+// rollback restores in dst the leaves below n to what they are in src.
+func (c *compiled) rollback(n *node, src, dst *State) {
+	if dst == nil {
+		return
+	}
+	for i := n.lo; i < n.hi; i++ {
+		lf := &c.leaves[i]
+		if lf.k.isLog() {
+			dst.ext.logs[lf.off] = src.ext.logs[lf.off]
+			continue
+		}
+		copy(dst.words(lf.off, lf.k.nwords()), src.words(lf.off, lf.k.nwords()))
+	}
+}
+
+// Status reports, for the subject in state s at at, the limit, the tokens remaining and when it is
+// full again, as the limiter of the spec would. It is pure.
+func (p Policy) Status(s State, at time.Time) numerus.Status {
+	c := p.c
+	if c == nil {
+		return numerus.Status{Full: numerus.Never()}
+	}
+	c.fit(&s)
+	return toStatus(c.status(0, &s, kernel.FromTime(at)), at)
+}
+
+func (c *compiled) status(i int, s *State, at int64) kernel.Status {
+	n := &c.nodes[i]
+	if !n.k.inner() {
+		return c.leaves[n.leaf].status(s, at)
+	}
+	st := kernel.Status{Full: at}
+	if n.k == kindAnd {
+		st.Limit, st.Remaining = kernel.Unlimited, kernel.Unlimited
+	}
+	for _, k := range n.kids {
+		cs := c.status(k, s, at)
+		if n.k == kindAnd {
+			st.Limit, st.Remaining = min(st.Limit, cs.Limit), min(st.Remaining, cs.Remaining)
+		} else {
+			st.Limit, st.Remaining = max(st.Limit, cs.Limit), max(st.Remaining, cs.Remaining)
+		}
+		st.Full = max(st.Full, cs.Full)
+	}
+	return st
+}
+
+// Limiter returns the numerus.Limiter that starts from the subject's state s under p: the dynamic
+// limiter a Spec describes, when no static type is wanted. Each admitted debit allocates the
+// limiter that follows.
+func (p Policy) Limiter(s State) numerus.Limiter { return &policyLimiter{p, s} }
+
+type policyLimiter struct {
+	p Policy
+	s State
+}
+
+func (l *policyLimiter) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {
+	return l.DebitN(at, 1)
+}
+
+func (l *policyLimiter) DebitN(at time.Time, cost int64) (numerus.Limiter, numerus.NextDebitable, bool) {
+	s, from, ok := l.p.DebitN(l.s, at, cost)
+	if !ok {
+		return l, from, false
+	}
+	return &policyLimiter{l.p, s}, from, true
+}
+
+func (l *policyLimiter) Status(at time.Time) numerus.Status { return l.p.Status(l.s, at) }
+
+func (l *policyLimiter) String() string { return l.p.String() }

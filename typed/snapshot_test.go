@@ -1,0 +1,203 @@
+package typed
+
+import (
+	"encoding"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// history debits l along a timeline from t0 and returns where it ended, and when.
+func history[L Limiter[L]](l L, steps []step) (L, time.Time) {
+	at := t0
+	for _, s := range steps {
+		at = at.Add(s.delta)
+		l, _, _ = l.DebitN(at, s.cost)
+	}
+	return l, at
+}
+
+// checkRoundTrip is the round-trip law for L: after any history, the limiter restored from its
+// binary or JSON snapshot answers exactly like the original on every future timeline, and saves
+// to the same bytes.
+func checkRoundTrip[L Limiter[L]](t *testing.T, gen func(*rapid.T) Spec) {
+	t.Helper()
+	rapid.Check(t, func(t *rapid.T) {
+		l, err := FromSpec[L](gen(t))
+		require.NoError(t, err)
+		l, at := history(l, genTimeline(t))
+		bin, err := any(l).(encoding.BinaryMarshaler).MarshalBinary()
+		require.NoError(t, err)
+		var fromBin L
+		require.NoError(t, any(&fromBin).(encoding.BinaryUnmarshaler).UnmarshalBinary(bin))
+		again, err := any(fromBin).(encoding.BinaryMarshaler).MarshalBinary()
+		require.NoError(t, err)
+		require.Equal(t, bin, again)
+		js, err := json.Marshal(l)
+		require.NoError(t, err)
+		var fromJSON L
+		require.NoError(t, json.Unmarshal(js, &fromJSON))
+		future := genTimeline(t)
+		sameAnswers(t, Dynamic(fromBin), Dynamic(l), at, future)
+		sameAnswers(t, Dynamic(fromJSON), Dynamic(l), at, future)
+	})
+}
+
+func TestRoundTrip(t *testing.T) {
+	t.Run("gcra", func(t *testing.T) { checkRoundTrip[GCRA](t, leafGen(AlgoGCRA)) })
+	t.Run("token", func(t *testing.T) { checkRoundTrip[TokenBucket](t, leafGen(AlgoToken)) })
+	t.Run("leaky", func(t *testing.T) { checkRoundTrip[LeakyBucket](t, leafGen(AlgoLeaky)) })
+	t.Run("finite", func(t *testing.T) { checkRoundTrip[FiniteBucket](t, leafGen(AlgoFinite)) })
+	t.Run("window", func(t *testing.T) { checkRoundTrip[FixedWindow](t, leafGen(AlgoWindow)) })
+	t.Run("count", func(t *testing.T) { checkRoundTrip[SlidingWindowCount](t, leafGen(AlgoCount)) })
+	t.Run("sliding", func(t *testing.T) { checkRoundTrip[SlidingWindow](t, leafGen(AlgoSliding)) })
+	t.Run("buckets", func(t *testing.T) { checkRoundTrip[SlidingWindow](t, leafGen(AlgoBuckets)) })
+	t.Run("and", func(t *testing.T) {
+		checkRoundTrip[And[GCRA, And[FixedWindow, SlidingWindow]]](t, pair(AlgoAnd, leafGen(AlgoGCRA),
+			pair(AlgoAnd, leafGen(AlgoWindow), leafGen(AlgoSliding))))
+	})
+	t.Run("or", func(t *testing.T) {
+		checkRoundTrip[Or[TokenBucket, SlidingWindowCount]](t, pair(AlgoOr, leafGen(AlgoToken), leafGen(AlgoCount)))
+	})
+}
+
+// TestStateRoundTrip: the same law for a Policy's State, through AppendState and DecodeState and
+// through Words and StateOf.
+func TestStateRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p, err := Compile(genSpec(t, 3))
+		require.NoError(t, err)
+		s, at := p.Fresh(), t0
+		for _, st := range genTimeline(t) {
+			at = at.Add(st.delta)
+			s, _, _ = p.DebitN(s, at, st.cost)
+		}
+		enc := p.AppendState(nil, s)
+		fromBin, err := p.DecodeState(enc)
+		require.NoError(t, err)
+		require.Equal(t, enc, p.AppendState(nil, fromBin))
+		fromWords, err := p.StateOf(p.Words(s))
+		require.NoError(t, err)
+		future := genTimeline(t)
+		sameAnswers(t, p.Limiter(fromBin), p.Limiter(s), at, future)
+		sameAnswers(t, p.Limiter(fromWords), p.Limiter(s), at, future)
+	})
+}
+
+// snap builds a snapshot by hand: version, spec, and the words of each leaf.
+func snap(sp Spec, words ...[]int64) []byte {
+	b := appendSpec([]byte{Version}, sp)
+	i := 0
+	sp.leaves(func(l Spec) {
+		b = appendWords(b, l.Algo.kind(), words[i])
+		i++
+	})
+	return b
+}
+
+func spec(text string) Spec {
+	sp, err := Parse(text)
+	if err != nil {
+		panic(err)
+	}
+	return sp
+}
+
+// TestDecodeRejects: impossible states and malformed input are errors, never a limiter.
+func TestDecodeRejects(t *testing.T) {
+	last := t0.UnixNano()
+	sec := int64(time.Second)
+	cases := []struct {
+		name string
+		data []byte
+		into encoding.BinaryUnmarshaler
+		want error
+	}{
+		{"empty", nil, new(GCRA), ErrCorrupt},
+		{"unknown version", append([]byte{2}, snap(spec("gcra 1/s"), []int64{last, 0, last})[1:]...), new(GCRA), ErrCorrupt},
+		{"trailing byte", append(snap(spec("gcra 1/s"), []int64{last, 0, last}), 0), new(GCRA), ErrCorrupt},
+		{"unknown algorithm", []byte{Version, 42, 2, 2, 2}, new(GCRA), ErrCorrupt},
+		{"invalid policy", snap(Spec{Algo: AlgoGCRA, Count: 1, Period: -1}, []int64{last, 0, last}), new(GCRA), numerus.ErrInvalidArgument},
+		{"other type", snap(spec("token 1/s"), []int64{sec, last}), new(GCRA), ErrMismatch},
+		{"tat beyond the burst", snap(spec("gcra 1/s burst 2"), []int64{last + 2*sec + 1, 0, last}), new(GCRA), ErrCorrupt},
+		{"tat fraction", snap(spec("gcra 3/s"), []int64{last, 3, last}), new(GCRA), ErrCorrupt},
+		{"last never", snap(spec("gcra 1/s"), []int64{last, 0, 1<<63 - 1}), new(GCRA), ErrCorrupt},
+		{"tokens above capacity", snap(spec("token 1/s burst 2"), []int64{2*sec + 1, last}), new(TokenBucket), ErrCorrupt},
+		{"negative tokens", snap(spec("token 1/s"), []int64{-1, last}), new(TokenBucket), ErrCorrupt},
+		{"level above capacity", snap(spec("leaky 1/s"), []int64{sec + 1, last}), new(LeakyBucket), ErrCorrupt},
+		{"finite left above size", snap(spec("finite 3"), []int64{4}), new(FiniteBucket), ErrCorrupt},
+		{"window count above limit", snap(spec("window 5/s"), []int64{last, 6, last}), new(FixedWindow), ErrCorrupt},
+		{"window start not last's", snap(spec("window 5/s"), []int64{last - sec, 1, last}), new(FixedWindow), ErrCorrupt},
+		{"count estimate above limit", snap(spec("count 5/s"), []int64{last, 5, 5, last}), new(SlidingWindowCount), ErrCorrupt},
+		{"log unsorted", snap(spec("sliding 5/s"), []int64{last, last, 1, last - 1, 1}), new(SlidingWindow), ErrCorrupt},
+		{"log over limit", snap(spec("sliding 5/s"), []int64{last, last - 1, 3, last, 3}), new(SlidingWindow), ErrCorrupt},
+		{"log entry after last", snap(spec("sliding 5/s"), []int64{last, last + 1, 1}), new(SlidingWindow), ErrCorrupt},
+		{"log entry expired", snap(spec("sliding 5/s"), []int64{last, last - sec, 1}), new(SlidingWindow), ErrCorrupt},
+		{"log entry unrounded", snap(spec("buckets 5/s in 5"), []int64{last, last + 1, 1}), new(SlidingWindow), ErrCorrupt},
+		{"log empty entry", snap(spec("sliding 5/s"), []int64{last, last, 0}), new(SlidingWindow), ErrCorrupt},
+		{"and of other shape", snap(spec("1/s | 2/s"), []int64{last, 0, last}, []int64{last, 0, last}), new(And[GCRA, GCRA]), ErrMismatch},
+		{"huge entry count", append(appendSpec([]byte{Version}, spec("sliding 5/s")), 2, 0xff, 0xff, 0xff, 0xff, 0x0f), new(SlidingWindow), ErrCorrupt},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.into.UnmarshalBinary(c.data)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, c.want)
+		})
+	}
+}
+
+// TestDecodeTruncated: every strict prefix of a valid snapshot is an error, and leaves the
+// destination unchanged.
+func TestDecodeTruncated(t *testing.T) {
+	l := numerus.Must(FromSpec[And[GCRA, SlidingWindow]](spec("gcra 10/s burst 5 & sliding 3/s")))
+	l, _ = history(l, []step{{0, 1}, {time.Millisecond, 1}})
+	data, err := l.MarshalBinary()
+	require.NoError(t, err)
+	for n := range len(data) {
+		var got And[GCRA, SlidingWindow]
+		err := got.UnmarshalBinary(data[:n])
+		require.ErrorIs(t, err, ErrCorrupt, "prefix %d", n)
+		require.Equal(t, And[GCRA, SlidingWindow]{}, got)
+	}
+}
+
+func TestDecodeJSONRejects(t *testing.T) {
+	cases := map[string]string{
+		"unknown version": `{"version":2,"policy":"gcra 1/s","state":[[0,0,0]]}`,
+		"unknown field":   `{"version":1,"policy":"gcra 1/s","state":[[0,0,0]],"x":1}`,
+		"missing leaf":    `{"version":1,"policy":"gcra 1/s","state":[]}`,
+		"extra leaf":      `{"version":1,"policy":"gcra 1/s","state":[[0,0,0],[1]]}`,
+		"short words":     `{"version":1,"policy":"gcra 1/s","state":[[0,0]]}`,
+		"beyond burst":    `{"version":1,"policy":"gcra 1/s","state":[[5000000000,0,0]]}`,
+		"invalid policy":  `{"version":1,"policy":{"algo":"gcra","limit":"0/s"},"state":[[0,0,0]]}`,
+		"not json":        `{"version":1,`,
+		"trailing":        `{"version":1,"policy":"gcra 1/s","state":[[0,0,0]]} {}`,
+	}
+	for name, data := range cases {
+		var g GCRA
+		err := g.UnmarshalJSON([]byte(data))
+		assert.ErrorIs(t, err, ErrCorrupt, name)
+	}
+}
+
+// TestStateRejects: a State decodes only under the policy it was saved with, and only if valid.
+func TestStateRejects(t *testing.T) {
+	p, q := MustCompile("10/s burst 5"), MustCompile("10/s burst 6")
+	enc := p.AppendState(nil, p.Fresh())
+	_, err := q.DecodeState(enc)
+	assert.ErrorIs(t, err, ErrMismatch)
+	for n := range len(enc) {
+		_, err := p.DecodeState(enc[:n])
+		assert.ErrorIs(t, err, ErrCorrupt, "prefix %d", n)
+	}
+	_, err = p.StateOf([][]int64{{t0.UnixNano() + int64(time.Second), 0, t0.UnixNano()}})
+	assert.ErrorIs(t, err, ErrCorrupt)
+	_, err = Policy{}.DecodeState(enc)
+	assert.ErrorIs(t, err, ErrCorrupt)
+}

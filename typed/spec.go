@@ -1,0 +1,160 @@
+package typed
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
+
+// Algo names an algorithm of a [Spec] leaf, or the composition of an inner node. Its values are
+// the words of the notation; the zero Algo names nothing, and a Spec with it is invalid.
+type Algo string
+
+// The algorithms and compositions a Spec can describe.
+const (
+	AlgoGCRA    Algo = "gcra"    // [GCRA]: Count per Period, Burst at once
+	AlgoToken   Algo = "token"   // [TokenBucket]: refills Count per Period, holds Burst
+	AlgoLeaky   Algo = "leaky"   // [LeakyBucket]: leaks Count per Period, holds Burst
+	AlgoFinite  Algo = "finite"  // [FiniteBucket]: Count tokens, never refilled; no Period
+	AlgoWindow  Algo = "window"  // [FixedWindow]: Count per window of Period
+	AlgoSliding Algo = "sliding" // [SlidingWindow]: the exact log, Count per any span of Period
+	AlgoBuckets Algo = "buckets" // [SlidingWindow] split into In sub-windows
+	AlgoCount   Algo = "count"   // [SlidingWindowCount]: the two-window estimate
+	AlgoAnd     Algo = "and"     // [And]: every child of Of admits
+	AlgoOr      Algo = "or"      // [Or]: some child of Of admits
+)
+
+// kind is the compact code of an Algo, as written in snapshots.
+type kind uint8
+
+const (
+	kindNone kind = iota
+	kindGCRA
+	kindToken
+	kindLeaky
+	kindFinite
+	kindWindow
+	kindCount
+	kindSliding
+	kindBuckets
+	kindAnd
+	kindOr
+)
+
+var algos = [...]Algo{"", AlgoGCRA, AlgoToken, AlgoLeaky, AlgoFinite, AlgoWindow, AlgoCount,
+	AlgoSliding, AlgoBuckets, AlgoAnd, AlgoOr}
+
+func (a Algo) kind() kind {
+	for k, name := range algos {
+		if k > 0 && name == a {
+			return kind(k)
+		}
+	}
+	return kindNone
+}
+
+func (k kind) algo() Algo { return algos[k] }
+
+func (k kind) inner() bool  { return k == kindAnd || k == kindOr }
+func (k kind) bucket() bool { return k >= kindGCRA && k <= kindFinite }
+
+// Spec describes a policy as data: one algorithm with its parameters, or an And or Or of specs.
+// It is what configuration files hold ([Spec.MarshalJSON]) and what the notation reads ([Parse]);
+// [Compile] turns it into a [Policy], and [FromSpec] into a typed limiter.
+//
+// The zero Spec is invalid: Validate names the algorithm.
+type Spec struct {
+	// Algo is the algorithm of a leaf, or AlgoAnd or AlgoOr for an inner node.
+	Algo Algo
+	// Count is the tokens per Period of a rate, the limit per window, or the size of a finite
+	// bucket.
+	Count int64
+	// Period is the rate's period or the window's length; zero for AlgoFinite.
+	Period time.Duration
+	// Burst is the capacity of gcra, token and leaky, and zero for the others. Zero means Count.
+	Burst int64
+	// In is the number of sub-windows of AlgoBuckets, and zero for the others.
+	In int64
+	// Of holds the children of AlgoAnd and AlgoOr, at least two; nil for a leaf.
+	Of []Spec
+}
+
+// maxDepth bounds how deeply specs nest, in every reader, so bad input cannot exhaust the stack.
+const maxDepth = 32
+
+// Validate returns nil if sp can make a limiter, and otherwise a *numerus.ParamError (matching
+// numerus.ErrInvalidArgument) that names the parameter, with its path in the tree, as in
+// "of[1].burst". It never panics.
+func (sp Spec) Validate() error { return sp.validate("", 0) }
+
+func (sp Spec) validate(path string, depth int) error {
+	if depth > maxDepth {
+		return paramError(path, "of", "nests more than "+strconv.Itoa(maxDepth)+" levels")
+	}
+	k := sp.Algo.kind()
+	if k == kindNone {
+		return paramError(path, "algo", "must be one of gcra, token, leaky, finite, window, sliding, buckets, count, and, or; got "+strconv.Quote(string(sp.Algo)))
+	}
+	if !k.inner() {
+		_, err := compileLeaf(sp, path)
+		return err
+	}
+	if len(sp.Of) < 2 {
+		return paramError(path, "of", "must hold at least two specs, got "+strconv.Itoa(len(sp.Of)))
+	}
+	if sp.Count != 0 || sp.Period != 0 || sp.Burst != 0 || sp.In != 0 {
+		return paramError(path, "algo", string(sp.Algo)+" takes no count, period, burst or in")
+	}
+	for i, c := range sp.Of {
+		if err := c.validate(path+"of["+strconv.Itoa(i)+"].", depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func paramError(path, param, problem string) error {
+	return &numerus.ParamError{Param: path + param, Problem: problem}
+}
+
+func fromInvalid(path string, inv *kernel.Invalid) error {
+	if inv == nil {
+		return nil
+	}
+	return paramError(path, inv.Param, inv.Problem)
+}
+
+// Equal reports whether sp and o describe the same tree with the same parameters.
+func (sp Spec) Equal(o Spec) bool {
+	if sp.Algo != o.Algo || sp.Count != o.Count || sp.Period != o.Period || sp.Burst != o.Burst ||
+		sp.In != o.In || len(sp.Of) != len(o.Of) {
+		return false
+	}
+	for i := range sp.Of {
+		if !sp.Of[i].Equal(o.Of[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// burst returns the capacity a bucket leaf uses: Burst, or Count when Burst is zero.
+func (sp Spec) burst() int64 {
+	if sp.Burst == 0 {
+		return sp.Count
+	}
+	return sp.Burst
+}
+
+// leaves calls f on each leaf of sp in pre-order.
+func (sp Spec) leaves(f func(Spec)) {
+	if !sp.Algo.kind().inner() {
+		f(sp)
+		return
+	}
+	for _, c := range sp.Of {
+		c.leaves(f)
+	}
+}

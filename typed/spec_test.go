@@ -1,0 +1,95 @@
+package typed
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func TestValidateNamesTheParameter(t *testing.T) {
+	gcra := leafSpec(AlgoGCRA, 1, time.Second, 0)
+	cases := []struct {
+		name  string
+		sp    Spec
+		param string
+	}{
+		{"zero", Spec{}, "algo"},
+		{"unknown algo", Spec{Algo: "bucket", Count: 1, Period: time.Second}, "algo"},
+		{"no count", leafSpec(AlgoGCRA, 0, time.Second, 0), "count"},
+		{"negative period", leafSpec(AlgoToken, 1, -time.Second, 0), "period"},
+		{"negative burst", leafSpec(AlgoLeaky, 1, time.Second, -1), "burst"},
+		{"burst on a window", leafSpec(AlgoWindow, 1, time.Second, 2), "burst"},
+		{"finite period", leafSpec(AlgoFinite, 1, time.Second, 0), "period"},
+		{"in on sliding", Spec{Algo: AlgoSliding, Count: 1, Period: time.Second, In: 2}, "in"},
+		{"leaf with children", Spec{Algo: AlgoGCRA, Count: 1, Period: time.Second, Of: []Spec{gcra, gcra}}, "of"},
+		{"and of one", Spec{Algo: AlgoAnd, Of: []Spec{gcra}}, "of"},
+		{"and with count", Spec{Algo: AlgoAnd, Count: 1, Of: []Spec{gcra, gcra}}, "algo"},
+		{"nested", Spec{Algo: AlgoOr, Of: []Spec{gcra, {Algo: AlgoAnd, Of: []Spec{gcra, {Algo: AlgoCount}}}}}, "of[1].of[1].period"},
+		{"burst too long", leafSpec(AlgoGCRA, 1, 24*time.Hour, 1<<40), "burst"},
+	}
+	for _, c := range cases {
+		err := c.sp.Validate()
+		require.ErrorIs(t, err, numerus.ErrInvalidArgument, c.name)
+		var pe *numerus.ParamError
+		require.True(t, errors.As(err, &pe), c.name)
+		assert.Equal(t, c.param, pe.Param, c.name)
+		_, err = Compile(c.sp)
+		assert.ErrorIs(t, err, numerus.ErrInvalidArgument, c.name)
+	}
+	deep := gcra
+	for range 40 {
+		deep = Spec{Algo: AlgoAnd, Of: []Spec{deep, gcra}}
+	}
+	assert.ErrorIs(t, deep.Validate(), numerus.ErrInvalidArgument)
+}
+
+func TestSpecJSON(t *testing.T) {
+	sp := MustParse(t, "gcra 10/s burst 5 & (window 1000/h | finite 7) & buckets 60/m in 6")
+	data, err := json.Marshal(sp)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"and":[{"algo":"gcra","limit":"10/s","burst":5},
+		{"or":[{"algo":"window","limit":"1000/h"},{"algo":"finite","limit":"7"}]},
+		{"algo":"buckets","limit":"60/m","in":6}]}`, string(data))
+	var back Spec
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.True(t, sp.Equal(back))
+
+	var config struct {
+		API   Spec `json:"api"`
+		Login Spec `json:"login"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(`{"api":"10/s burst 20 & 1000/h",
+		"login":{"limit":"5/min"}}`), &config))
+	assert.Equal(t, "gcra 10/s burst 20 & gcra 1000/h", config.API.String())
+	assert.Equal(t, "gcra 5/m", config.Login.String())
+
+	for name, bad := range map[string]string{
+		"unknown field": `{"algo":"gcra","limit":"1/s","rate":"1/s"}`,
+		"bad limit":     `{"algo":"gcra","limit":"1/x"}`,
+		"limit extra":   `{"algo":"gcra","limit":"1/s & 2/s"}`,
+		"and and or":    `{"and":["1/s","2/s"],"or":["1/s","2/s"]}`,
+		"and with algo": `{"algo":"gcra","and":["1/s","2/s"]}`,
+		"unknown algo":  `{"algo":"fast","limit":"1/s"}`,
+		"bad notation":  `"10/"`,
+	} {
+		assert.Error(t, json.Unmarshal([]byte(bad), &back), name)
+	}
+}
+
+// TestSpecJSONRoundTrip: every valid spec survives JSON.
+func TestSpecJSONRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		sp := genSpec(t, 4)
+		data, err := json.Marshal(sp)
+		require.NoError(t, err)
+		var back Spec
+		require.NoError(t, json.Unmarshal(data, &back))
+		require.True(t, sp.Equal(back), "%s came back as %s", sp, back)
+	})
+}

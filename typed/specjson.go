@@ -1,0 +1,104 @@
+package typed
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// specDoc is the JSON object form of a Spec.
+type specDoc struct {
+	Algo  Algo   `json:"algo,omitempty"`
+	Limit string `json:"limit,omitempty"`
+	Burst int64  `json:"burst,omitempty"`
+	In    int64  `json:"in,omitempty"`
+	And   []Spec `json:"and,omitempty"`
+	Or    []Spec `json:"or,omitempty"`
+}
+
+// MarshalJSON writes sp as a JSON object: a leaf as {"algo":"gcra","limit":"10/s","burst":5}
+// (limit in the notation: count/period, or the count alone for finite; burst and in only when
+// set), an inner node as {"and":[...]} or {"or":[...]}.
+func (sp Spec) MarshalJSON() ([]byte, error) {
+	var d specDoc
+	switch sp.Algo.kind() {
+	case kindAnd:
+		d.And = sp.Of
+	case kindOr:
+		d.Or = sp.Of
+	default:
+		d.Algo, d.Burst, d.In = sp.Algo, sp.Burst, sp.In
+		d.Limit = strings.TrimPrefix(Spec{Algo: sp.Algo, Count: sp.Count, Period: sp.Period}.String(), string(sp.Algo)+" ")
+	}
+	return json.Marshal(d)
+}
+
+// UnmarshalJSON reads sp from what MarshalJSON writes, or from a JSON string in the notation
+// ("10/s burst 20 & window 1000/h"), which a configuration file may find easier to write. In the
+// object form, algo defaults to gcra and unknown fields are an error. It does not validate the
+// parameters: call Validate (or Compile) for that; a notation string is validated by Parse.
+func (sp *Spec) UnmarshalJSON(data []byte) error {
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '"' {
+		var text string
+		if err := json.Unmarshal(trimmed, &text); err != nil {
+			return err
+		}
+		parsed, err := Parse(text)
+		if err != nil {
+			return err
+		}
+		*sp = parsed
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var d specDoc
+	if err := dec.Decode(&d); err != nil {
+		return err
+	}
+	parsed, err := d.spec()
+	if err != nil {
+		return err
+	}
+	*sp = parsed
+	return nil
+}
+
+func (d specDoc) spec() (Spec, error) {
+	switch {
+	case d.And != nil || d.Or != nil:
+		if d.And != nil && d.Or != nil || d.Algo != "" || d.Limit != "" || d.Burst != 0 || d.In != 0 {
+			return Spec{}, paramError("", "and", "an inner node holds only \"and\" or only \"or\"")
+		}
+		if d.And != nil {
+			return Spec{Algo: AlgoAnd, Of: d.And}, nil
+		}
+		return Spec{Algo: AlgoOr, Of: d.Or}, nil
+	}
+	algo := d.Algo
+	if algo == "" {
+		algo = AlgoGCRA
+	}
+	if algo.kind() == kindNone || algo.kind().inner() {
+		return Spec{}, paramError("", "algo", "must be one of gcra, token, leaky, finite, window, sliding, buckets, count; got "+string(d.Algo))
+	}
+	p := parser{}
+	toks, err := lex(d.Limit)
+	if err != nil {
+		return Spec{}, err
+	}
+	p.toks = toks
+	sp := Spec{Algo: algo, Burst: d.Burst, In: d.In}
+	if sp.Count, err = p.number("a count"); err != nil {
+		return Spec{}, err
+	}
+	if algo != AlgoFinite {
+		if sp.Period, err = p.period(); err != nil {
+			return Spec{}, err
+		}
+	}
+	if p.peek().kind != tEnd {
+		return Spec{}, p.expected("the end of the limit")
+	}
+	return sp, nil
+}
