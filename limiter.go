@@ -44,7 +44,6 @@ type Status struct {
 // (the years 1677 to 2262): an earlier instant counts as the earliest, a later one as the latest.
 func instant(t time.Time) int64 { return kernel.FromTime(t) }
 
-
 // fromInstant converts a kernel answer back to a NextDebitable in the location of at.
 func fromInstant(ns int64, at time.Time) NextDebitable {
 	t, ok := kernel.ToTime(ns, at.Location())
