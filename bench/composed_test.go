@@ -41,10 +41,7 @@ func BenchmarkAllOf3(b *testing.B) {
 	for _, r := range results {
 		p := composedPlanFor(r)
 		b.Run(name("lib", "numerus-iface", "result", r), func(b *testing.B) { allOfNumerus(b, p, r) })
-		// TODO-typed: the lead adds lib=numerus-typed here: typed.And of three typed GCRA values
-		// built from composed (the last drained composed[2].burst times at t0 when p.drainLast),
-		// debited at t0+step, t0+2·step, … like allOfNumerus. Issue 3 wants it within 3× of
-		// BenchmarkDebit/lib=numerus-typed; cmd/report checks that.
+		b.Run(name("lib", "numerus-typed", "result", r), func(b *testing.B) { allOfTyped(b, p, r) })
 		b.Run(name("lib", "xrate-seq", "result", r), func(b *testing.B) { allOfXrate(b, p, r) })
 	}
 }

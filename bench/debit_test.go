@@ -34,11 +34,7 @@ func BenchmarkDebit(b *testing.B) {
 	for _, r := range results {
 		p := debitPlanFor(r)
 		b.Run(name("lib", "numerus-iface", "result", r), func(b *testing.B) { debitNumerus(b, p, r) })
-		// TODO-typed: the lead adds lib=numerus-typed here: the same plan on a typed GCRA value
-		// (typed.GCRA of numerus.Every(p.every) and p.burst, drained p.drain times at t0), run by
-		// a loop like debitNumerus's but on the concrete type, so that nothing is boxed:
-		//
-		//	b.Run(name("lib", "numerus-typed", "result", r), func(b *testing.B) { debitTyped(b, p, r) })
+		b.Run(name("lib", "numerus-typed", "result", r), func(b *testing.B) { debitTyped(b, p, r) })
 		b.Run(name("lib", "xrate", "result", r), func(b *testing.B) { debitXrate(b, p, r) })
 	}
 }

@@ -1,0 +1,60 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/typed"
+)
+
+// typedLimiter is what the typed benchmarks debit: any typed value, debited without boxing.
+type typedLimiter[L any] interface {
+	Debit(at time.Time) (L, numerus.NextDebitable, bool)
+}
+
+// drainTyped debits l n times at at, failing the benchmark if it refuses.
+func drainTyped[L typedLimiter[L]](b *testing.B, l L, at time.Time, n int64) L {
+	b.Helper()
+	for i := range n {
+		next, _, ok := l.Debit(at)
+		if !ok {
+			b.Fatalf("typed value refused debit %d of %d at %v while draining", i+1, n, at)
+		}
+		l = next
+	}
+	return l
+}
+
+// runTyped debits l at at+step, at+2·step, … and checks the admitted fraction.
+func runTyped[L typedLimiter[L]](b *testing.B, l L, step time.Duration, r result) {
+	b.ReportAllocs()
+	at, allowed := t0, 0
+	for b.Loop() {
+		at = at.Add(step)
+		next, _, ok := l.Debit(at)
+		if ok {
+			allowed++
+		}
+		l = next
+	}
+	checkAllowed(b, r, allowed, b.N)
+}
+
+// debitTyped runs the debit plan on a typed GCRA value: the zero-allocation path.
+func debitTyped(b *testing.B, p debitPlan, r result) {
+	l := drainTyped(b, must(typed.NewGCRA(numerus.Every(p.every), p.burst)), t0, p.drain)
+	runTyped(b, l, p.step, r)
+}
+
+// allOfTyped runs the composed plan on typed.And of three typed GCRA values.
+func allOfTyped(b *testing.B, p composedPlan, r result) {
+	var gs [3]typed.GCRA
+	for i, c := range composed {
+		gs[i] = must(typed.NewGCRA(numerus.Per(c.burst, c.per), c.burst))
+	}
+	if p.drainLast {
+		gs[2] = drainTyped(b, gs[2], t0, composed[2].burst)
+	}
+	runTyped(b, typed.NewAnd(gs[0], typed.NewAnd(gs[1], gs[2])), p.step, r)
+}
