@@ -152,17 +152,21 @@
 // two for its own next value when it admits. An [AllOf] asks its built-in children before it
 // charges them, so a refusal allocates nothing; a child written outside this package is asked by
 // debiting it and discarding the result. An [AnyOf] refuses only when every child does, and
-// allocates nothing of its own then. The benchmarks and allocation tests of this package measure and pin these figures.
+// allocates nothing of its own then. The benchmarks and allocation tests of this package measure
+// and pin these figures.
 //
-// Package typed provides the same algorithms as concrete values, composed with generics rather
-// than interfaces: their debits, compositions included, allocate nothing (only the sliding log
-// does, amortized, when its storage grows), and they turn into a [Limiter] when they must mix with
-// dynamic ones.
+// Package [github.com/numerus-closus/numerus/typed] provides the same algorithms as concrete
+// values sharing the same arithmetic, composed with generics rather than interfaces: their debits,
+// compositions included, allocate nothing (only the sliding log does, amortized, when its storage
+// grows), they save and restore their state, and they turn into a [Limiter] when they must mix with
+// dynamic ones. It also reads policies written as data or as text ("gcra 10/s burst 5 & window
+// 1000/1h"). Package [github.com/numerus-closus/numerus/schedule] waits over limiters: Wait, a
+// goroutine-safe Gate, and Drain loops.
 //
 // # Testing your own limiter
 //
 // [Limiter] is an interface that other packages may implement, and combinators take any
-// implementation. Package numerustest checks an implementation against the laws every limiter
+// implementation. Package [github.com/numerus-closus/numerus/numerustest] checks an implementation against the laws every limiter
 // must obey, among them those above: the same debits give the same answers, debiting a value does
 // not change it, a refusal changes nothing, answers are tight and Never is final. Call its Run from
 // a test with a function that returns a fresh limiter; each law runs as a subtest over random
