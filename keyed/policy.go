@@ -10,15 +10,15 @@ import (
 
 // PerSecond returns the policy of n tokens per second, all n available at once: a GCRA of n/s
 // with a burst of n ("gcra n/s").
-func PerSecond(n int64) typed.Spec { return Rate(n, time.Second, n) }
+func PerSecond(n int64) typed.Spec { return Rate(n, time.Second, 0) }
 
 // PerMinute returns the policy of n tokens per minute, all n available at once: a GCRA of n/min
 // with a burst of n.
-func PerMinute(n int64) typed.Spec { return Rate(n, time.Minute, n) }
+func PerMinute(n int64) typed.Spec { return Rate(n, time.Minute, 0) }
 
 // Rate returns the policy that sustains permits tokens per period and holds at most burst at
 // once: Rate(100, time.Second, 200) admits 100 per second and bursts of up to 200 after a quiet
-// spell. It is a GCRA ("gcra 100/s burst 200"), which decides exactly as a token bucket of the
+// spell; a burst of 0 means permits. It is a GCRA ("gcra 100/s burst 200"), which decides exactly as a token bucket of the
 // same rate and capacity and keeps a smaller state.
 func Rate(permits int64, period time.Duration, burst int64) typed.Spec {
 	return typed.Spec{Algo: typed.AlgoGCRA, Count: permits, Period: period, Burst: burst}

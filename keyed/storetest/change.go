@@ -34,6 +34,7 @@ func testPolicyChange(h *harness) {
 	h.takeN(tiny, "u", 5, 5)
 	h.expectRemaining(small, "u", 0) // a smaller capacity caps the tokens carried back
 	h.advance(time.Hour)
-	h.expectRemaining(large, "s", 20) // a subject full under its old policy is full under the new
-	h.expectRemaining(small, "u", 10)
+	h.takeN(large, "u", 20, 20)       // a subject full under its old policy is full under the new
+	h.expectRemaining(large, "s", 20) // (a Peek and a TryAcquire alike)
+	h.expectRemaining(small, "u", 0)  // and carries back what it holds
 }
