@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -74,13 +75,15 @@ func (w Wait) String() string {
 	return w.d.String()
 }
 
-// waitUntil returns the Wait from at until n: Never for Never, zero if n is not after at.
-func waitUntil(n numerus.NextDebitable, at time.Time) Wait {
-	d, ok := n.Wait(at)
+// waitUntil returns the Wait from at (in kernel nanoseconds) until n: Never for Never, zero if n
+// is not after at. Answers of package typed lie within the kernel's range, so their UnixNano is
+// exact.
+func waitUntil(n numerus.NextDebitable, at int64) Wait {
+	t, ok := n.Time()
 	if !ok {
 		return Never()
 	}
-	return WaitFor(d)
+	return WaitFor(time.Duration(t.UnixNano() - at))
 }
 
 // Debit takes cost tokens at at from a subject in state s under p, all or nothing, and returns
@@ -92,6 +95,16 @@ func Debit(p typed.Policy, s typed.State, at time.Time, cost int64) (typed.State
 	return next, decide(ok, from, p.Status(next, at), at)
 }
 
+// DebitIn is Debit on a state kept in place: admitted, *s becomes the next state; refused, *s is
+// left as it was. It saves a store the copies of a State.
+func DebitIn(p typed.Policy, s *typed.State, at time.Time, cost int64) Decision {
+	next, from, ok := p.DebitN(*s, at, cost)
+	if ok {
+		*s = next
+	}
+	return decide(ok, from, p.Status(*s, at), at)
+}
+
 // Inspect returns what [Store.Peek] answers for a subject in state s under p at at: Allowed if
 // one token could be taken, otherwise the wait until one can; the balance and the reset as Debit
 // reports them. It takes nothing.
@@ -101,11 +114,12 @@ func Inspect(p typed.Policy, s typed.State, at time.Time) Decision {
 }
 
 func decide(ok bool, from numerus.NextDebitable, st numerus.Status, at time.Time) Decision {
-	d := Decision{Allowed: ok, Remaining: max(st.Remaining, 0), Limit: st.Limit, ResetAfter: waitUntil(st.Full, at)}
+	ns := kernel.FromTime(at)
+	d := Decision{Allowed: ok, Remaining: max(st.Remaining, 0), Limit: st.Limit, ResetAfter: waitUntil(st.Full, ns)}
 	if ok {
 		d.RetryAfter = WaitFor(0)
 	} else {
-		d.RetryAfter = waitUntil(from, at)
+		d.RetryAfter = waitUntil(from, ns)
 	}
 	return d
 }

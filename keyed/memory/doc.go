@@ -19,17 +19,22 @@
 // [WithClock] gives another. An instant earlier than the latest one a subject was admitted at
 // counts as that one, so a clock stepping back credits nothing — as long as the subject's entry
 // is kept. Once a subject is back to full its entry may be dropped, and it then starts afresh: an
-// instant earlier than the dropped entry's latest is no longer raised to it (a full subject
-// debited earlier is as full, so this changes only when later tokens come back).
+// instant earlier than the dropped entry's latest is no longer raised to it. With the real clock
+// this cannot happen beyond the grace (a clock stepped back by more than the grace after a
+// subject refilled), and it never admits more at the instant than the full subject would.
 //
 // # Memory
 //
-// An entry exists only while its subject is below full. Entries are reclaimed incrementally, with
-// no goroutine and no pause: each new entry checks the two entries under a clock hand in its
-// shard and drops those back to full, and a Peek that finds its own subject full drops it. The
-// shard's live entries are thus at most about twice the subjects below full. [Store.Sweep] checks
-// more on request, for a caller that wants memory back after traffic stops. A finite bucket never
-// refills, so its charged subjects stay until Reset.
+// An entry exists only while its subject is below full, and for a grace after (one second by
+// default, see [WithGrace]). Entries are reclaimed incrementally, with no goroutine and no
+// pause, by a clock hand in each shard: each new entry moves its shard's hand over two entries,
+// and the hand drops those whose subject has been full for the grace; a Peek drops its own
+// subject's entry likewise. The live entries of a shard are thus at most about twice the
+// subjects below full or within their grace. The grace spares subjects that refill between
+// their checks from having their entry dropped and made again, so steady traffic neither churns
+// nor allocates. [Store.Sweep] moves the hands further on request, for a caller that wants
+// memory back after traffic stops. A finite bucket never refills, so its charged subjects stay
+// until Reset.
 //
 // An entry takes about 200 bytes plus its key (see the package benchmarks: about 230 bytes per
 // live subject with 26-byte keys, 10^6 subjects measured).

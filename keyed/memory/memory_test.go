@@ -74,14 +74,14 @@ func TestEntriesOnlyBelowFull(t *testing.T) {
 	one := limiter(t, s, keyed.PerMinute(1))
 	d, _ := one.TryAcquire(ctx, "old:0", 1) // continues with 1 of its 9 tokens, takes it: empty for a minute
 	require.True(t, d.Allowed)
-	c.advance(time.Second) // every other old subject is full again
+	c.advance(2 * time.Second) // every other old subject has been full for the grace
 	_, _ = l.Peek(ctx, "old:1")
 	assert.Equal(t, 999, s.Len(), "a Peek kept its full subject")
 	for i := range 1000 {
 		_, _ = l.TryAcquire(ctx, "new:"+strconv.Itoa(i), 1)
 	}
 	assert.Less(t, s.Len(), 1100, "full subjects were kept while new ones came")
-	c.advance(time.Second)
+	c.advance(2 * time.Second)
 	n := s.Len()
 	assert.Equal(t, n-1, s.Sweep(1000))
 	assert.Equal(t, 1, s.Len(), "only old:0, below full, is left")
@@ -100,7 +100,7 @@ func TestMemoryBounded(t *testing.T) {
 			_, _ = l.TryAcquire(ctx, strconv.Itoa(w)+":"+strconv.Itoa(i), 1)
 		}
 		require.LessOrEqual(t, s.Len(), wave*11/10, "wave %d", w)
-		c.advance(time.Second)
+		c.advance(memory.DefaultGrace + time.Second)
 	}
 }
 
@@ -120,6 +120,7 @@ func bytesPerSubject(t testing.TB, n int) float64 {
 	ctx := context.Background()
 	var before, after runtime.MemStats
 	runtime.GC()
+	runtime.GC()
 	runtime.ReadMemStats(&before)
 	s := memory.New(memory.WithClock(c.now))
 	l := limiter(t, s, keyed.PerMinute(10))
@@ -134,7 +135,7 @@ func bytesPerSubject(t testing.TB, n int) float64 {
 		t.Fatalf("%d subjects held, want %d", s.Len(), n)
 	}
 	runtime.KeepAlive(s)
-	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
 }
 
 // TestRealClock checks that a store with no clock option uses the real clock, in a synctest
@@ -191,4 +192,28 @@ func TestKeysDoNotAlias(t *testing.T) {
 		d, _ := s.Acquire(ctx, keyed.Request{Key: buf, Policy: p, Cost: 1, At: t0})
 		require.False(t, d.Allowed, "key %q forgot its charge", buf)
 	}
+}
+
+// TestNoChurn runs steady traffic over subjects that are full again between their checks: within
+// the grace their entries stay, so the checks neither drop and remake entries nor allocate.
+func TestNoChurn(t *testing.T) {
+	c := newFakeClock(t0)
+	s := memory.New(memory.WithClock(c.now), memory.WithShards(4))
+	l := limiter(t, s, keyed.Rate(1<<30, time.Hour, 1<<30)) // full again 4ns after each check
+	ctx := context.Background()
+	subjects := make([]string, 1000)
+	for i := range subjects {
+		subjects[i] = "subject:" + strconv.Itoa(i)
+		_, _ = l.TryAcquire(ctx, subjects[i], 1)
+		c.advance(time.Microsecond)
+	}
+	require.Equal(t, len(subjects), s.Len())
+	allocs := testing.AllocsPerRun(5, func() {
+		for _, sub := range subjects {
+			_, _ = l.TryAcquire(ctx, sub, 1)
+			c.advance(time.Microsecond)
+		}
+	})
+	assert.Zero(t, allocs)
+	assert.Equal(t, len(subjects), s.Len())
 }

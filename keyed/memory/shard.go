@@ -23,35 +23,38 @@ type shard struct {
 	_       [64]byte // keeps shards on separate cache lines
 }
 
-// entry is one subject below full: its key (shared with the map), the policy its state was
-// written under, and the state.
+// entry is one subject below full, or full for less than the grace: its key (shared with the
+// map), the policy its state was written under, and the state.
 type entry struct {
 	key    string
 	policy typed.Policy
 	state  typed.State
 }
 
-func (sh *shard) acquire(r keyed.Request, at time.Time) keyed.Decision {
+func (sh *shard) acquire(r keyed.Request, at time.Time, grace time.Duration) keyed.Decision {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	i, ok := sh.m[string(r.Key)]
 	if !ok {
 		next, d := keyed.Debit(r.Policy, r.Policy.Fresh(), at, r.Cost)
 		if d.Allowed {
-			sh.sweep(at, handChecks)
+			sh.sweep(at, grace, handChecks)
 			sh.insert(string(r.Key), entry{policy: r.Policy, state: next})
 		}
 		return d
 	}
 	e := &sh.entries[i]
-	next, d := keyed.Debit(r.Policy, e.continued(r.Policy, at), at, r.Cost)
-	if d.Allowed {
-		e.policy, e.state = r.Policy, next
+	if e.policy != r.Policy {
+		next, d := keyed.Debit(r.Policy, e.continued(r.Policy, at), at, r.Cost)
+		if d.Allowed {
+			e.policy, e.state = r.Policy, next
+		}
+		return d
 	}
-	return d
+	return keyed.DebitIn(r.Policy, &e.state, at, r.Cost)
 }
 
-func (sh *shard) peek(r keyed.Request, at time.Time) keyed.Decision {
+func (sh *shard) peek(r keyed.Request, at time.Time, grace time.Duration) keyed.Decision {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	i, ok := sh.m[string(r.Key)]
@@ -59,7 +62,7 @@ func (sh *shard) peek(r keyed.Request, at time.Time) keyed.Decision {
 		return keyed.Inspect(r.Policy, r.Policy.Fresh(), at)
 	}
 	e := &sh.entries[i]
-	if e.full(at) {
+	if e.idle(at, grace) {
 		sh.remove(int(i))
 		return keyed.Inspect(r.Policy, r.Policy.Fresh(), at)
 	}
@@ -99,6 +102,11 @@ func (e *entry) full(at time.Time) bool {
 	return ok && !t.After(at)
 }
 
+// idle reports whether the entry's subject has been full for grace or more at at: whether it
+// was full already at at − grace (an instant before its latest check counts as that check's,
+// when the subject was not full).
+func (e *entry) idle(at time.Time, grace time.Duration) bool { return e.full(at.Add(-grace)) }
+
 func (sh *shard) insert(key string, e entry) {
 	e.key = key
 	sh.m[key] = int32(len(sh.entries))
@@ -117,15 +125,15 @@ func (sh *shard) remove(i int) {
 	sh.entries = sh.entries[:last]
 }
 
-// sweep checks up to n entries from the hand on, drops those full at at, and returns how many it
-// dropped. The caller holds the lock.
-func (sh *shard) sweep(at time.Time, n int) int {
+// sweep checks up to n entries from the hand on, drops those full for grace or more at at, and
+// returns how many it dropped. The caller holds the lock.
+func (sh *shard) sweep(at time.Time, grace time.Duration, n int) int {
 	dropped := 0
 	for range min(n, len(sh.entries)) {
 		if sh.hand >= len(sh.entries) {
 			sh.hand = 0
 		}
-		if sh.entries[sh.hand].full(at) {
+		if sh.entries[sh.hand].idle(at, grace) {
 			sh.remove(sh.hand) // the last entry moves here: check it next
 			dropped++
 			continue

@@ -20,7 +20,12 @@ type Store struct {
 	mask   uint64
 	seed   maphash.Seed
 	now    func() time.Time
+	grace  time.Duration
 }
+
+// DefaultGrace is how long a subject back to full keeps its entry, unless WithGrace says
+// otherwise.
+const DefaultGrace = time.Second
 
 // Option configures a [Store].
 type Option interface{ apply(*Store) }
@@ -33,6 +38,15 @@ func (f optionFunc) apply(s *Store) { f(s) }
 // clock. Tests pass a fake clock here, or run in a testing/synctest bubble.
 func WithClock(now func() time.Time) Option { return optionFunc(func(s *Store) { s.now = now }) }
 
+// WithGrace sets how long a subject back to full keeps its entry (DefaultGrace by default): an
+// entry is dropped once its subject has been full for grace. Zero drops entries as soon as they
+// are full; a grace longer than the gaps between a subject's checks spares subjects that refill
+// between checks from having their entry dropped and made again, so steady traffic neither
+// churns nor allocates. Decisions do not depend on it.
+func WithGrace(grace time.Duration) Option {
+	return optionFunc(func(s *Store) { s.grace = max(grace, 0) })
+}
+
 // WithShards sets the number of shards, rounded up to a power of two (by default 16 per CPU,
 // at least 64). More shards mean less contention between subjects and a little more memory.
 func WithShards(n int) Option {
@@ -41,7 +55,7 @@ func WithShards(n int) Option {
 
 // New returns an empty store.
 func New(opts ...Option) *Store {
-	s := &Store{seed: maphash.MakeSeed(), now: time.Now}
+	s := &Store{seed: maphash.MakeSeed(), now: time.Now, grace: DefaultGrace}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -65,17 +79,17 @@ func (s *Store) Acquire(_ context.Context, r keyed.Request) (keyed.Decision, err
 		return keyed.Decision{}, err
 	}
 	at := s.at(r)
-	return s.shard(r.Key).acquire(r, at), nil
+	return s.shard(r.Key).acquire(r, at, s.grace), nil
 }
 
 // Peek reports whether the subject of r.Key could take one token, taking nothing. A subject
-// found back to full is dropped, which changes no decision.
+// found full for the grace or more is dropped, which changes no decision.
 func (s *Store) Peek(_ context.Context, r keyed.Request) (keyed.Decision, error) {
 	if err := check(keyed.Request{Policy: r.Policy, Cost: 1}); err != nil {
 		return keyed.Decision{}, err
 	}
 	at := s.at(r)
-	return s.shard(r.Key).peek(r, at), nil
+	return s.shard(r.Key).peek(r, at, s.grace), nil
 }
 
 // Reset drops the subject of r.Key: its next check starts from full.
@@ -94,17 +108,17 @@ func (s *Store) Len() int {
 	return n
 }
 
-// Sweep checks up to n entries in each shard, from where its clock hand stands, at the store's
-// clock, drops those back to full, and returns how many it dropped. It holds one shard's lock
-// at a time, so concurrent checks wait for at most n entries of one shard. Call it from a
-// goroutine or a timer of your own to give memory back after traffic stops; the store never
-// sweeps on its own beyond the two entries each new subject checks.
+// Sweep moves each shard's clock hand over up to n entries, at the store's clock, drops those
+// full for the grace or more, and returns how many it dropped. It holds one shard's lock at a
+// time, so concurrent checks wait for at most n entries of one shard. Call it from a goroutine
+// or a timer of your own to give memory back after traffic stops: the store never sweeps on its
+// own beyond the two entries each new subject checks.
 func (s *Store) Sweep(n int) int {
 	at, dropped := s.now(), 0
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		dropped += sh.sweep(at, n)
+		dropped += sh.sweep(at, s.grace, n)
 		sh.mu.Unlock()
 	}
 	return dropped
