@@ -37,6 +37,9 @@ func limiter(t testing.TB, s keyed.Store, sp typed.Spec, opts ...keyed.Option) k
 // subject with a string key, admitted and refused, on the store's own clock and on the
 // limiter's.
 func TestAcquireAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items: allocation counts mean nothing")
+	}
 	ctx := context.Background()
 	for _, sp := range []string{"gcra 1000000/s burst 1000000", "gcra 1/h", "token 5/s burst 10 & window 100/1m | count 9/1s"} {
 		spec, err := typed.Parse(sp)
@@ -214,6 +217,8 @@ func TestNoChurn(t *testing.T) {
 			c.advance(time.Microsecond)
 		}
 	})
-	assert.Zero(t, allocs)
+	if !raceEnabled {
+		assert.Zero(t, allocs)
+	}
 	assert.Equal(t, len(subjects), s.Len())
 }
