@@ -1,0 +1,82 @@
+package keyed
+
+import "strconv"
+
+// Codec encodes subjects of type S into the bytes of a store key. AppendKey must be injective:
+// two different subjects must never append the same bytes, or they would share a limit. It must
+// not keep dst, and should not allocate when dst has room.
+//
+// The keyed package frames the encoding with the namespace (see [Request.Key]), so a codec need
+// not worry about prefixes or separators. Subjects of different codecs should not share a
+// namespace: the string "5" and the integer 5 encode alike.
+type Codec[S any] interface {
+	AppendKey(dst []byte, subject S) []byte
+}
+
+// CodecFunc turns a function into a [Codec].
+type CodecFunc[S any] func(dst []byte, subject S) []byte
+
+// AppendKey returns f(dst, subject).
+func (f CodecFunc[S]) AppendKey(dst []byte, subject S) []byte { return f(dst, subject) }
+
+// StringKey is the [Codec] of string subjects: their bytes, as they are.
+type StringKey struct{}
+
+// AppendKey appends the subject's bytes.
+func (StringKey) AppendKey(dst []byte, subject string) []byte { return append(dst, subject...) }
+
+// BytesKey is the [Codec] of byte-slice subjects: the bytes, as they are (a nil slice and an
+// empty one are the same subject).
+type BytesKey struct{}
+
+// AppendKey appends the subject.
+func (BytesKey) AppendKey(dst []byte, subject []byte) []byte { return append(dst, subject...) }
+
+// Integer is the constraint of the integer types that [IntKey] encodes.
+type Integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+// IntKey is the [Codec] of integer subjects: their value in decimal, as in "-42".
+type IntKey[T Integer] struct{}
+
+// AppendKey appends the subject in decimal.
+func (IntKey[T]) AppendKey(dst []byte, subject T) []byte {
+	if subject < 0 {
+		return strconv.AppendInt(dst, int64(subject), 10)
+	}
+	return strconv.AppendUint(dst, uint64(subject), 10)
+}
+
+// AppendFramed appends the key of a subject already encoded by its codec: the namespace's length
+// in decimal, ':', the namespace, ':', then the encoded subject. The length makes the framing
+// injective: the key determines the namespace and the subject, whatever bytes they hold.
+func AppendFramed(dst []byte, namespace string, subject []byte) []byte {
+	dst = appendPrefix(dst, namespace)
+	return append(dst, subject...)
+}
+
+func appendPrefix(dst []byte, namespace string) []byte {
+	dst = strconv.AppendInt(dst, int64(len(namespace)), 10)
+	dst = append(dst, ':')
+	dst = append(dst, namespace...)
+	return append(dst, ':')
+}
+
+// SplitKey returns the namespace and the encoded subject of a key that AppendFramed made, and
+// false if key is not one.
+func SplitKey(key []byte) (namespace string, subject []byte, ok bool) {
+	i := 0
+	for i < len(key) && key[i] >= '0' && key[i] <= '9' {
+		i++
+	}
+	if i == 0 || i >= len(key) || key[i] != ':' || (key[0] == '0' && i > 1) {
+		return "", nil, false
+	}
+	n, err := strconv.Atoi(string(key[:i]))
+	rest := key[i+1:]
+	if err != nil || n > len(rest)-1 || rest[n] != ':' {
+		return "", nil, false
+	}
+	return string(rest[:n]), rest[n+1:], true
+}

@@ -1,0 +1,74 @@
+// Package keyed limits each subject on its own — per API key, per account, per client address —
+// under one policy, with every subject's state kept in a [Store]: in process
+// ([memory.Store]) or on a server shared by many processes (the Redis store).
+//
+//	store := memory.New()
+//	lim, err := keyed.New(store, keyed.Rate(100, time.Second, 200), keyed.StringKey{})
+//	d, err := lim.TryAcquire(ctx, apiKey, 1)
+//	if !d.Allowed {
+//		wait, ok := d.RetryAfter.Duration() // ok is false when no wait will do
+//	}
+//
+// # Policies
+//
+// A policy is any typed.Spec: a token bucket, a GCRA, a leaky bucket, a fixed window, a sliding
+// log or counter, a finite bucket, or And/Or trees of them, written as data or in the notation
+// of package typed ("gcra 10/s burst 5 & window 1000/h"). [PerSecond], [PerMinute] and [Rate]
+// write the common ones. [New] validates the policy once; every period must be at least
+// [MinPeriod].
+//
+// # Decisions
+//
+// [Limiter.TryAcquire] takes tokens all or nothing and returns a [Decision]: Allowed, the
+// Remaining tokens (rounded down; on a refusal, the untouched balance), the Limit, and two waits
+// rounded up — ResetAfter, until the subject is full again, and RetryAfter, until the same
+// request would be admitted. A [Wait] is a duration or Never, so a request that can never
+// succeed (a spent finite bucket) is never told to wait. A refusal takes nothing and is never an
+// error; errors are for invalid arguments (matching numerus.ErrInvalidArgument, before any store
+// call: a cost below 1 or above the policy's capacity) and failures of the store.
+//
+// [Limiter.Peek] refills by the time elapsed and takes nothing: Allowed while at least one token
+// is available, otherwise refused with the wait until one is. [Limiter.Reset] forgets a subject:
+// its next request starts from full.
+//
+// # Keys
+//
+// Subjects of any type are encoded by a [Codec] ([StringKey], [BytesKey], [IntKey], or a
+// [CodecFunc]) and framed with the namespace ([DefaultNamespace] unless [WithNamespace] says
+// otherwise) as length, namespace, subject, so no two (namespace, subject) pairs share a key.
+//
+// # Policy change
+//
+// Limiters of one namespace share their subjects' state, also across policies: a subject
+// checked under a new policy carries over the lesser of its tokens and the new capacity (see
+// typed.Policy.Continue), so switching between policies never hands out a full bucket. A subject
+// back to full under its old policy starts full under the new one.
+//
+// # Time
+//
+// By default the store reads its own clock: the real clock in process, the server's for a remote
+// store, so that processes with skewed clocks agree. [WithClock] makes the limiter send its own
+// instants instead, for tests and replays. An instant earlier than a subject's latest counts as
+// that one: a clock stepping back credits nothing.
+//
+// # Stores
+//
+// A [Store] receives a [Request] (the framed key, the compiled typed.Policy, the cost and the
+// instant) and returns a Decision; it runs the policy itself, atomically. [Debit] and [Inspect]
+// are what a store that keeps typed.States runs. Package [storetest] checks a store against the
+// numerus limiters of the same policy; every store must pass it.
+//
+// # Concurrency
+//
+// A Limiter is an immutable value, safe for concurrent use; the store serializes each subject's
+// updates. Many goroutines on one subject are admitted exactly the policy's bound.
+//
+// # Performance
+//
+// A check of an existing subject with a string key allocates nothing on the memory store: the
+// key is framed in a pooled buffer and the store looks it up without copying it. See the
+// benchmarks of package memory.
+//
+// [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
+// [storetest]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/storetest
+package keyed

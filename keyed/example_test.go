@@ -1,0 +1,94 @@
+package keyed_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/memory"
+	"github.com/numerus-closus/numerus/typed"
+)
+
+// clock returns a fixed instant that the examples move by hand.
+type clock struct{ at time.Time }
+
+func (c *clock) now() time.Time { return c.at }
+
+func ExampleLimiter_TryAcquire() {
+	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	lim, _ := keyed.New(memory.New(), keyed.PerSecond(2), keyed.StringKey{}, keyed.WithClock(c.now))
+	ctx := context.Background()
+	for range 3 {
+		d, _ := lim.TryAcquire(ctx, "alice", 1)
+		fmt.Printf("allowed=%v remaining=%d reset=%v retry=%v\n", d.Allowed, d.Remaining, d.ResetAfter, d.RetryAfter)
+	}
+	c.at = c.at.Add(500 * time.Millisecond)
+	d, _ := lim.TryAcquire(ctx, "alice", 1)
+	fmt.Println("after 500ms:", d.Allowed)
+	d, _ = lim.TryAcquire(ctx, "bob", 1)
+	fmt.Println("bob:", d.Allowed, d.Remaining)
+	// Output:
+	// allowed=true remaining=1 reset=500ms retry=0s
+	// allowed=true remaining=0 reset=1s retry=0s
+	// allowed=false remaining=0 reset=1s retry=500ms
+	// after 500ms: true
+	// bob: true 1
+}
+
+func ExampleLimiter_Peek() {
+	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	lim, _ := keyed.New(memory.New(), keyed.PerMinute(1), keyed.StringKey{}, keyed.WithClock(c.now))
+	ctx := context.Background()
+	d, _ := lim.Peek(ctx, "alice")
+	fmt.Println(d.Allowed, d.Remaining, d.Limit)
+	_, _ = lim.TryAcquire(ctx, "alice", 1)
+	d, _ = lim.Peek(ctx, "alice")
+	fmt.Println(d.Allowed, d.Remaining, d.RetryAfter)
+	c.at = c.at.Add(time.Minute)
+	d, _ = lim.Peek(ctx, "alice") // refilled by the time elapsed
+	fmt.Println(d.Allowed, d.Remaining)
+	// Output:
+	// true 1 1
+	// false 0 1m0s
+	// true 1
+}
+
+func ExampleLimiter_Reset() {
+	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	lim, _ := keyed.New(memory.New(), keyed.Rate(1, time.Hour, 3), keyed.IntKey[int64]{}, keyed.WithClock(c.now))
+	ctx := context.Background()
+	d, _ := lim.TryAcquire(ctx, 42, 3)
+	fmt.Println(d.Allowed, d.Remaining)
+	_ = lim.Reset(ctx, 42)
+	d, _ = lim.TryAcquire(ctx, 42, 1)
+	fmt.Println(d.Allowed, d.Remaining)
+	// Output:
+	// true 0
+	// true 2
+}
+
+func ExampleRate() {
+	// 100 a second sustained, bursting to 200.
+	fmt.Println(keyed.Rate(100, time.Second, 200))
+	fmt.Println(keyed.PerSecond(10), "|", keyed.PerMinute(60))
+	// Output:
+	// gcra 100/s burst 200
+	// gcra 10/s | gcra 60/m
+}
+
+func ExampleWait() {
+	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	trial := typed.Spec{Algo: typed.AlgoFinite, Count: 2} // two requests, ever
+	lim, _ := keyed.New(memory.New(), trial, keyed.StringKey{}, keyed.WithClock(c.now))
+	ctx := context.Background()
+	for range 3 {
+		d, _ := lim.TryAcquire(ctx, "trial", 1)
+		wait, ok := d.RetryAfter.Duration()
+		fmt.Println(d.Allowed, wait, ok, d.RetryAfter.IsNever())
+	}
+	// Output:
+	// true 0s true false
+	// true 0s true false
+	// false 0s false true
+}

@@ -1,0 +1,66 @@
+package httplimit
+
+import (
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// ClientIP returns the address of the client that sent r: the peer's address (r.RemoteAddr),
+// unless the peer is one of the trusted proxies. Only then is X-Forwarded-For read, from the
+// right: each address a trusted proxy appended is the peer it saw, so the first address from the
+// right that is not a trusted proxy is the client. An address that does not parse stops the walk
+// at the proxy that reported it, whose address is returned. With no trusted proxies (the
+// default) X-Forwarded-For is never read: any client can write it.
+//
+// It returns the zero Addr if r.RemoteAddr is not an address (as with some test transports).
+func ClientIP(r *http.Request, trusted ...netip.Prefix) netip.Addr {
+	addr := parseAddr(r.RemoteAddr)
+	if !addr.IsValid() || !isTrusted(addr, trusted) {
+		return addr
+	}
+	hops := forwarded(r.Header.Values("X-Forwarded-For"))
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := parseAddr(hops[i])
+		if !hop.IsValid() {
+			return addr
+		}
+		addr = hop
+		if !isTrusted(hop, trusted) {
+			break
+		}
+	}
+	return addr
+}
+
+// forwarded splits X-Forwarded-For field lines into their addresses, in order.
+func forwarded(lines []string) []string {
+	var hops []string
+	for _, line := range lines {
+		for hop := range strings.SplitSeq(line, ",") {
+			hops = append(hops, strings.TrimSpace(hop))
+		}
+	}
+	return hops
+}
+
+// parseAddr reads "ip", "ip:port" or "[ipv6]:port", with IPv4-mapped IPv6 addresses unmapped.
+func parseAddr(s string) netip.Addr {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap()
+	}
+	a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"))
+	if err != nil {
+		return netip.Addr{}
+	}
+	return a.Unmap()
+}
+
+func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,27 @@
+// Package httplimit puts a keyed limit in front of HTTP handlers and tells clients about it with
+// the fields of the IETF ratelimit-headers draft (draft-ietf-httpapi-ratelimit-headers-11):
+//
+//	RateLimit-Policy: "default";q=100;w=60
+//	RateLimit: "default";r=50;t=30
+//	Retry-After: 30
+//
+// # Fields
+//
+// [SetHeaders] maps a keyed.Decision to the fields: q is the policy's quota and w its window in
+// seconds ([QuotaOf]); r is the Decision's Remaining; t is, on an admission, the seconds until the
+// subject is full again (ResetAfter) and, on a refusal, until the same request would be admitted
+// (RetryAfter), which Retry-After repeats. Every count of seconds is a whole number rounded up, so
+// a client that waits it out is never early.
+//
+// A refusal that can never succeed (RetryAfter is Never: a spent finite quota, or a request whose
+// cost exceeds the capacity) is a 429 without Retry-After and without t, whose body says that
+// retrying will not succeed: a client must not be told a wait that will not help.
+//
+// # Middleware
+//
+// [New] wraps a keyed.Limiter[string]: each request takes cost(r) tokens (one by default) for
+// key(r) (the client's IP address by default). X-Forwarded-For is never trusted unless the
+// caller names the proxies to trust ([WithTrustedProxies]); then the client is the rightmost
+// address that is not a trusted proxy ([ClientIP]). The caller must choose what a failure of the
+// store means: [FailOpen] serves the request, [FailClosed] answers 503.
+package httplimit

@@ -1,0 +1,45 @@
+package httplimit_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/httplimit"
+	"github.com/numerus-closus/numerus/keyed/memory"
+)
+
+func ExampleMiddleware() {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // a fixed clock, for the output
+	lim, _ := keyed.New(memory.New(), keyed.Rate(1, 10*time.Second, 2), keyed.StringKey{},
+		keyed.WithClock(func() time.Time { return at }))
+	mw, _ := httplimit.New(lim, httplimit.FailClosed)
+	h := mw.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "hello")
+	}))
+	for range 3 {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = "192.0.2.7:4321"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		fmt.Printf("%d %s | %s | retry=%q\n", w.Code, w.Header().Get("RateLimit-Policy"), w.Header().Get("RateLimit"), w.Header().Get("Retry-After"))
+	}
+	// Output:
+	// 200 "default";q=2;w=20 | "default";r=1;t=10 | retry=""
+	// 200 "default";q=2;w=20 | "default";r=0;t=20 | retry=""
+	// 429 "default";q=2;w=20 | "default";r=0;t=10 | retry="10"
+}
+
+func ExampleSetHeaders() {
+	h := http.Header{}
+	q := httplimit.Quota{Name: "default", Limit: 100, Window: time.Minute}
+	d := keyed.Decision{Allowed: true, Remaining: 50, Limit: 100, ResetAfter: keyed.WaitFor(30 * time.Second), RetryAfter: keyed.WaitFor(0)}
+	httplimit.SetHeaders(h, q, d)
+	fmt.Println(h.Get("RateLimit-Policy"))
+	fmt.Println(h.Get("RateLimit"))
+	// Output:
+	// "default";q=100;w=60
+	// "default";r=50;t=30
+}

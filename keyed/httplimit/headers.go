@@ -1,0 +1,141 @@
+package httplimit
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/typed"
+)
+
+// Quota is what the RateLimit-Policy field advertises: a policy's name, its quota (q) and its
+// window (w).
+//
+// The zero Quota has an empty name and a zero quota: SetHeaders then writes the name "default".
+type Quota struct {
+	// Name identifies the policy in both fields ("default" when empty).
+	Name string
+	// Limit is the quota, in requests (or in the units a cost function counts).
+	Limit int64
+	// Window is the time the quota is granted over; zero for a quota that never refills, which
+	// then has no w parameter. It is written in whole seconds, rounded up, at least one.
+	Window time.Duration
+}
+
+// QuotaOf returns the quota that a policy advertises, under name:
+//
+//   - gcra, token, leaky: the burst, over the time the rate takes to grant it again (100/s burst
+//     200: q=200, w=2);
+//   - window, count, sliding, buckets: the limit over the window;
+//   - finite: the size, with no window;
+//   - And: the child of the least quota; Or: the child of the most (ties: the longer window) —
+//     the child whose quota a keyed.Decision's Limit reports.
+func QuotaOf(name string, sp typed.Spec) Quota {
+	q := quotaOf(sp)
+	q.Name = name
+	return q
+}
+
+func quotaOf(sp typed.Spec) Quota {
+	switch sp.Algo {
+	case typed.AlgoAnd, typed.AlgoOr:
+		var best Quota
+		for i, c := range sp.Of {
+			q := quotaOf(c)
+			if i == 0 || better(sp.Algo == typed.AlgoAnd, q, best) {
+				best = q
+			}
+		}
+		return best
+	case typed.AlgoFinite:
+		return Quota{Limit: sp.Count}
+	case typed.AlgoGCRA, typed.AlgoToken, typed.AlgoLeaky:
+		burst := sp.Burst
+		if burst == 0 {
+			burst = sp.Count
+		}
+		return Quota{Limit: burst, Window: refill(burst, sp.Count, sp.Period)}
+	}
+	return Quota{Limit: sp.Count, Window: sp.Period}
+}
+
+// refill returns burst·period/count, rounded up, saturating.
+func refill(burst, count int64, period time.Duration) time.Duration {
+	whole, rest := burst/count, burst%count
+	if whole > int64(1<<62)/int64(period) {
+		return 1 << 62
+	}
+	return time.Duration(whole)*period + time.Duration((rest*int64(period/time.Nanosecond)+count-1)/count)
+}
+
+func better(and bool, q, best Quota) bool {
+	if q.Limit == best.Limit {
+		return longer(q.Window, best.Window)
+	}
+	return (q.Limit < best.Limit) == and
+}
+
+// longer orders windows with no window (a finite quota) as the longest.
+func longer(a, b time.Duration) bool { return b != 0 && (a == 0 || a > b) }
+
+// SetHeaders writes the fields of the ratelimit-headers draft for d under q, and Retry-After:
+//
+//	RateLimit-Policy: "<name>";q=<limit>;w=<window seconds>
+//	RateLimit: "<name>";r=<remaining>;t=<seconds>
+//	Retry-After: <seconds>                   (on a refusal only)
+//
+// On an admission t is the time until the subject is full again (d.ResetAfter); on a refusal it
+// is the time until the same request would be admitted (d.RetryAfter), which is also the value of
+// Retry-After, so that Retry-After never points before the end of the effective window. Seconds
+// are whole and rounded up. A refusal that can never succeed (RetryAfter Never: a spent finite
+// quota) has no t and no Retry-After: a client must not retry it. q is d.Limit when q.Limit is
+// zero.
+func SetHeaders(h http.Header, q Quota, d keyed.Decision) {
+	name := q.Name
+	if name == "" {
+		name = "default"
+	}
+	name = sfString(name)
+	limit := q.Limit
+	if limit == 0 {
+		limit = d.Limit
+	}
+	policy := name + ";q=" + strconv.FormatInt(limit, 10)
+	if q.Window > 0 {
+		w, _ := keyed.WaitFor(q.Window).Seconds()
+		policy += ";w=" + strconv.FormatInt(max(w, 1), 10)
+	}
+	h.Set("RateLimit-Policy", policy)
+	field := name + ";r=" + strconv.FormatInt(d.Remaining, 10)
+	t := d.ResetAfter
+	if !d.Allowed {
+		t = d.RetryAfter
+	}
+	if s, ok := t.Seconds(); ok {
+		field += ";t=" + strconv.FormatInt(s, 10)
+		if !d.Allowed {
+			h.Set("Retry-After", strconv.FormatInt(max(s, 1), 10))
+		}
+	}
+	h.Set("RateLimit", field)
+}
+
+// sfString writes s as a structured-field String: in quotes, with quotes and backslashes escaped, and
+// characters outside printable ASCII, which a String cannot hold, replaced by '?'.
+func sfString(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20 || c > 0x7e:
+			b = append(b, '?')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(append(b, '"'))
+}

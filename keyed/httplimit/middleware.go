@@ -1,0 +1,167 @@
+package httplimit
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/netip"
+	"slices"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/typed"
+)
+
+// OnError says what the middleware does with a request when the store fails (a backend down, a
+// timeout): there is no decision to go by, and the caller must choose.
+type OnError int
+
+const (
+	// FailClosed refuses the request with 503 Service Unavailable, without rate-limit fields:
+	// an outage of the store is an outage of the service.
+	FailClosed OnError = iota + 1
+	// FailOpen serves the request, without rate-limit fields: an outage of the store lifts the
+	// limit.
+	FailOpen
+)
+
+// Middleware limits the requests of each client with a keyed.Limiter. Build one with New.
+//
+// For each request it takes cost(r) tokens for key(r) (by default one token for the client's IP
+// address, see [ClientIP]) and then:
+//
+//   - admitted: sets the fields of [SetHeaders] and serves the request;
+//   - refused: sets the fields and Retry-After and answers 429 Too Many Requests;
+//   - refused for good (RetryAfter Never: a spent finite quota, or a cost above the capacity):
+//     answers 429 without Retry-After and without t, with a body saying that retrying will not
+//     help;
+//   - store failure: as the OnError given to New says, after reporting the error to the function
+//     of WithErrorLog.
+//
+// A cost below 1 serves the request unchecked, with no fields.
+//
+// The zero Middleware is not usable; a Middleware is a value, safe for concurrent use.
+type Middleware struct {
+	l       keyed.Limiter[string]
+	onError OnError
+	key     func(*http.Request) string
+	cost    func(*http.Request) int64
+	quota   Quota
+	log     func(*http.Request, error)
+	trusted []netip.Prefix
+}
+
+// Option configures a [Middleware].
+type Option interface{ apply(*Middleware) }
+
+type optionFunc func(*Middleware)
+
+func (f optionFunc) apply(m *Middleware) { f(m) }
+
+// WithKey sets the function that names a request's subject (by default its client's IP address).
+func WithKey(key func(*http.Request) string) Option {
+	return optionFunc(func(m *Middleware) { m.key = key })
+}
+
+// WithCost sets the function that says how many tokens a request takes (by default one).
+func WithCost(cost func(*http.Request) int64) Option {
+	return optionFunc(func(m *Middleware) { m.cost = cost })
+}
+
+// WithTrustedProxies lets the default key read X-Forwarded-For when the peer lies in one of
+// prefixes: see [ClientIP]. Without it, X-Forwarded-For is never read.
+func WithTrustedProxies(prefixes ...netip.Prefix) Option {
+	return optionFunc(func(m *Middleware) { m.trusted = slices.Clone(prefixes) })
+}
+
+// WithQuota sets what RateLimit-Policy advertises (by default QuotaOf("default", policy)).
+func WithQuota(q Quota) Option { return optionFunc(func(m *Middleware) { m.quota = q }) }
+
+// WithErrorLog sets the function told of every store failure, before OnError applies.
+func WithErrorLog(log func(*http.Request, error)) Option {
+	return optionFunc(func(m *Middleware) { m.log = log })
+}
+
+// New returns the middleware of l. onError must be FailOpen or FailClosed, and l must have been
+// built by keyed.New; otherwise New returns an error matching numerus.ErrInvalidArgument.
+func New(l keyed.Limiter[string], onError OnError, opts ...Option) (Middleware, error) {
+	if onError != FailOpen && onError != FailClosed {
+		return Middleware{}, &numerus.ParamError{Param: "onError", Problem: "must be FailOpen or FailClosed"}
+	}
+	if l.Policy() == (typed.Policy{}) {
+		return Middleware{}, &numerus.ParamError{Param: "limiter", Problem: "is the zero Limiter"}
+	}
+	m := Middleware{l: l, onError: onError, quota: QuotaOf("default", l.Policy().Spec()),
+		cost: func(*http.Request) int64 { return 1 }}
+	for _, o := range opts {
+		o.apply(&m)
+	}
+	if m.key == nil {
+		trusted := m.trusted
+		m.key = func(r *http.Request) string { return clientKey(r, trusted) }
+	}
+	return m, nil
+}
+
+func clientKey(r *http.Request, trusted []netip.Prefix) string {
+	if a := ClientIP(r, trusted...); a.IsValid() {
+		return a.String()
+	}
+	return r.RemoteAddr
+}
+
+// Handler returns next behind the limit.
+func (m Middleware) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cost := m.cost(r)
+		if cost < 1 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		d, err := m.decide(r.Context(), m.key(r), cost)
+		if err != nil {
+			m.failed(w, r, next, err)
+			return
+		}
+		SetHeaders(w.Header(), m.quota, d)
+		if !d.Allowed {
+			refuse(w, d)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// decide takes cost for key; a cost above the capacity is a refusal that never succeeds, with
+// the balance a Peek reports.
+func (m Middleware) decide(ctx context.Context, key string, cost int64) (keyed.Decision, error) {
+	d, err := m.l.TryAcquire(ctx, key, cost)
+	if !errors.Is(err, numerus.ErrInvalidArgument) {
+		return d, err
+	}
+	d, err = m.l.Peek(ctx, key)
+	d.Allowed, d.RetryAfter = false, keyed.Never()
+	return d, err
+}
+
+func refuse(w http.ResponseWriter, d keyed.Decision) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusTooManyRequests)
+	if d.RetryAfter.IsNever() {
+		_, _ = w.Write([]byte("429 too many requests: the quota is spent and retrying will not succeed\n"))
+		return
+	}
+	_, _ = w.Write([]byte("429 too many requests\n"))
+}
+
+func (m Middleware) failed(w http.ResponseWriter, r *http.Request, next http.Handler, err error) {
+	if m.log != nil {
+		m.log(r, err)
+	}
+	if m.onError == FailOpen {
+		next.ServeHTTP(w, r)
+		return
+	}
+	http.Error(w, "503 service unavailable: the rate limit cannot be checked", http.StatusServiceUnavailable)
+}

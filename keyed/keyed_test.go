@@ -1,0 +1,143 @@
+package keyed_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/memory"
+	"github.com/numerus-closus/numerus/typed"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// TestFramingInjective is the property that no two (namespace, subject) pairs share a key, and
+// that SplitKey recovers both from the key.
+func TestFramingInjective(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		alpha := rapid.SampledFrom([]byte("0123456789:ab"))
+		str := func(name string) []byte { return rapid.SliceOfN(alpha, 0, 8).Draw(t, name) }
+		ns1, s1, ns2, s2 := str("ns1"), str("s1"), str("ns2"), str("s2")
+		k1, k2 := keyed.AppendFramed(nil, string(ns1), s1), keyed.AppendFramed(nil, string(ns2), s2)
+		same := bytes.Equal(ns1, ns2) && bytes.Equal(s1, s2)
+		if bytes.Equal(k1, k2) != same {
+			t.Fatalf("(%q, %q) and (%q, %q) give keys %q and %q", ns1, s1, ns2, s2, k1, k2)
+		}
+		ns, s, ok := keyed.SplitKey(k1)
+		if !ok || ns != string(ns1) || !bytes.Equal(s, s1) {
+			t.Fatalf("SplitKey(%q) = %q, %q, %v", k1, ns, s, ok)
+		}
+	})
+}
+
+func TestSplitKeyRejects(t *testing.T) {
+	for _, k := range []string{"", ":", "a:b", "01:a:", "2:a:", "1:ab", "3:ab", "99999999999999999999:a:"} {
+		_, _, ok := keyed.SplitKey([]byte(k))
+		assert.False(t, ok, "%q", k)
+	}
+}
+
+// TestIntKeyInjective is the property that IntKey encodes distinct integers of one type apart.
+func TestIntKeyInjective(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := rapid.Int64().Draw(t, "a"), rapid.Int64().Draw(t, "b")
+		ka, kb := keyed.IntKey[int64]{}.AppendKey(nil, a), keyed.IntKey[int64]{}.AppendKey(nil, b)
+		if (a == b) != bytes.Equal(ka, kb) {
+			t.Fatalf("%d and %d encode as %q and %q", a, b, ka, kb)
+		}
+		u, v := rapid.Uint64().Draw(t, "u"), rapid.Uint64().Draw(t, "v")
+		if (u == v) != bytes.Equal(keyed.IntKey[uint64]{}.AppendKey(nil, u), keyed.IntKey[uint64]{}.AppendKey(nil, v)) {
+			t.Fatalf("%d and %d encode alike", u, v)
+		}
+	})
+}
+
+func TestCodecs(t *testing.T) {
+	assert.Equal(t, "-42", string(keyed.IntKey[int8]{}.AppendKey(nil, -42)))
+	assert.Equal(t, "18446744073709551615", string(keyed.IntKey[uint64]{}.AppendKey(nil, math.MaxUint64)))
+	assert.Equal(t, "-9223372036854775808", string(keyed.IntKey[int]{}.AppendKey(nil, math.MinInt)))
+	assert.Equal(t, "x:\x00", string(keyed.BytesKey{}.AppendKey([]byte("x:"), []byte{0})))
+	assert.Equal(t, "ab", string(keyed.StringKey{}.AppendKey([]byte("a"), "b")))
+	type point struct{ x, y int32 }
+	c := keyed.CodecFunc[point](func(dst []byte, p point) []byte {
+		return strconv.AppendInt(append(strconv.AppendInt(dst, int64(p.x), 10), ','), int64(p.y), 10)
+	})
+	l, err := keyed.New(memory.New(), keyed.PerSecond(1), c, keyed.WithNamespace("grid"))
+	require.NoError(t, err)
+	assert.Equal(t, "4:grid:3,-4", l.Key(point{3, -4}))
+}
+
+func TestPolicies(t *testing.T) {
+	assert.Equal(t, "gcra 10/s", keyed.PerSecond(10).String())
+	assert.Equal(t, "gcra 60/m", keyed.PerMinute(60).String())
+	assert.Equal(t, "gcra 100/s burst 200", keyed.Rate(100, time.Second, 200).String())
+	// 100/s sustained, bursting to 200: 200 at once after a quiet spell, then 100 a second.
+	now := t0
+	l, err := keyed.New(memory.New(), keyed.Rate(100, time.Second, 200), keyed.StringKey{}, keyed.WithClock(func() time.Time { return now }))
+	require.NoError(t, err)
+	ctx := context.Background()
+	count := func() (n int) {
+		for {
+			d, err := l.TryAcquire(ctx, "s", 1)
+			require.NoError(t, err)
+			if !d.Allowed {
+				return n
+			}
+			n++
+		}
+	}
+	assert.Equal(t, 200, count())
+	now = now.Add(time.Second)
+	assert.Equal(t, 100, count())
+	now = now.Add(10 * time.Second)
+	assert.Equal(t, 200, count())
+}
+
+func TestWait(t *testing.T) {
+	var zero keyed.Wait
+	assert.True(t, zero.IsNever())
+	assert.Equal(t, keyed.Never(), zero)
+	assert.Equal(t, "never", zero.String())
+	_, ok := zero.Seconds()
+	assert.False(t, ok)
+	for d, want := range map[time.Duration]int64{0: 0, 1: 1, time.Second: 1, time.Second + 1: 2, 2500 * time.Millisecond: 3, -time.Second: 0} {
+		s, ok := keyed.WaitFor(d).Seconds()
+		assert.True(t, ok)
+		assert.Equal(t, want, s, "%v", d)
+	}
+	assert.Equal(t, "1.5s", keyed.WaitFor(1500*time.Millisecond).String())
+	var d keyed.Decision
+	assert.False(t, d.Allowed)
+	assert.True(t, d.RetryAfter.IsNever())
+}
+
+// TestNewRejects covers what New refuses besides invalid specs (the conformance kit has those):
+// a nil store or codec, and a store's own check.
+func TestNewRejects(t *testing.T) {
+	_, err := keyed.New[string](nil, keyed.PerSecond(1), keyed.StringKey{})
+	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	_, err = keyed.New[string](memory.New(), keyed.PerSecond(1), nil)
+	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	_, err = keyed.New(picky{memory.New()}, keyed.PerSecond(1), keyed.StringKey{})
+	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	_, err = keyed.New(picky{memory.New()}, keyed.PerMinute(1), keyed.StringKey{})
+	assert.NoError(t, err)
+}
+
+// picky is a store that runs only policies of a minute or more.
+type picky struct{ keyed.Store }
+
+func (picky) CheckPolicy(p typed.Policy) error {
+	if p.Spec().Period < time.Minute {
+		return &numerus.ParamError{Param: "period", Problem: "must be a minute or more in this store"}
+	}
+	return nil
+}

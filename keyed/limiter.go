@@ -1,0 +1,196 @@
+package keyed
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/typed"
+)
+
+// DefaultNamespace is the namespace of a Limiter built without WithNamespace.
+const DefaultNamespace = "ratelimit"
+
+// Limiter limits each subject of type S on its own, under one policy, with the state kept in a
+// [Store]: TryAcquire takes tokens, Peek looks, Reset forgets. The namespace and the subject, as
+// the [Codec] encodes it, make the store key; limiters of different namespaces never share a
+// subject's state, and limiters of one namespace share it even across processes (with a shared
+// store) and across policy changes.
+//
+// A Limiter is an immutable value, safe for concurrent use; copies share their key buffers.
+//
+// The zero Limiter has no store: every method returns an error matching
+// numerus.ErrInvalidArgument.
+type Limiter[S any] struct {
+	c *config[S]
+}
+
+type config[S any] struct {
+	store  Store
+	policy typed.Policy
+	limit  int64
+	codec  Codec[S]
+	ns     string
+	now    func() time.Time
+	bufs   sync.Pool
+}
+
+// Option configures a [Limiter].
+type Option interface{ apply(*options) }
+
+type options struct {
+	ns  string
+	now func() time.Time
+}
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+// WithNamespace sets the namespace of the keys (DefaultNamespace by default). It may be any
+// string: keys are framed with its length, so no namespace is a prefix of another's keys.
+func WithNamespace(ns string) Option { return optionFunc(func(o *options) { o.ns = ns }) }
+
+// WithClock makes the Limiter send now() as the instant of every check, instead of letting the
+// store use its own clock (the real clock in process, the server's clock for a remote store).
+// Use it for tests and replays; processes that share a remote store should otherwise leave the
+// clock to the server.
+func WithClock(now func() time.Time) Option { return optionFunc(func(o *options) { o.now = now }) }
+
+// New returns the Limiter of policy on store, with subjects encoded by codec. It returns an error
+// matching numerus.ErrInvalidArgument, before any call to the store's backend, if store or codec
+// is nil, if the policy is invalid (typed.Spec.Validate), if a period or window is shorter than
+// [MinPeriod], or if the store cannot run it ([PolicyChecker]).
+func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) (Limiter[S], error) {
+	if store == nil || codec == nil {
+		return Limiter[S]{}, &numerus.ParamError{Param: "store", Problem: "and codec must not be nil"}
+	}
+	p, limit, err := compile(policy)
+	if err != nil {
+		return Limiter[S]{}, err
+	}
+	if pc, ok := store.(PolicyChecker); ok {
+		if err := pc.CheckPolicy(p); err != nil {
+			return Limiter[S]{}, err
+		}
+	}
+	o := options{ns: DefaultNamespace}
+	for _, opt := range opts {
+		opt.apply(&o)
+	}
+	c := &config[S]{store: store, policy: p, limit: limit, codec: codec, ns: o.ns, now: o.now}
+	c.bufs.New = func() any { b := make([]byte, 0, 64); return &b }
+	return Limiter[S]{c}, nil
+}
+
+// TryAcquire takes cost tokens for subject, all or nothing, and returns the Decision. A refusal
+// takes nothing and is a Decision with Allowed false; the error reports an invalid cost (below 1
+// or above the policy's capacity, matching numerus.ErrInvalidArgument, before any store call) or
+// a failure of the store.
+func (l Limiter[S]) TryAcquire(ctx context.Context, subject S, cost int64) (Decision, error) {
+	if err := l.checkCost(cost); err != nil {
+		return Decision{}, err
+	}
+	return l.do(ctx, opAcquire, subject, cost)
+}
+
+// Peek reports whether subject could take one token now, and its balance and waits, taking
+// nothing: Allowed while at least one token is available, and otherwise refused with the wait
+// until one is.
+func (l Limiter[S]) Peek(ctx context.Context, subject S) (Decision, error) {
+	if l.c == nil {
+		return Decision{}, errZero
+	}
+	return l.do(ctx, opPeek, subject, 1)
+}
+
+// Reset forgets subject: its next check starts from full.
+func (l Limiter[S]) Reset(ctx context.Context, subject S) error {
+	if l.c == nil {
+		return errZero
+	}
+	_, err := l.do(ctx, opReset, subject, 1)
+	return err
+}
+
+// Key returns the store key of subject (see [Request.Key]).
+func (l Limiter[S]) Key(subject S) string {
+	if l.c == nil {
+		return ""
+	}
+	return string(l.c.codec.AppendKey(appendPrefix(nil, l.c.ns), subject))
+}
+
+// Policy returns the Limiter's policy.
+func (l Limiter[S]) Policy() typed.Policy {
+	if l.c == nil {
+		return typed.Policy{}
+	}
+	return l.c.policy
+}
+
+// Namespace returns the Limiter's namespace.
+func (l Limiter[S]) Namespace() string {
+	if l.c == nil {
+		return ""
+	}
+	return l.c.ns
+}
+
+var errZero = &numerus.ParamError{Param: "limiter", Problem: "is the zero Limiter: build one with New"}
+
+func (l Limiter[S]) checkCost(cost int64) error {
+	switch {
+	case l.c == nil:
+		return errZero
+	case cost < 1:
+		return &numerus.ParamError{Param: "cost", Problem: "must be at least 1, got " + strconv.FormatInt(cost, 10)}
+	case cost > l.c.limit:
+		return &numerus.ParamError{Param: "cost", Problem: strconv.FormatInt(cost, 10) +
+			" exceeds the capacity " + strconv.FormatInt(l.c.limit, 10) + " of " + l.c.policy.String()}
+	}
+	return nil
+}
+
+type op uint8
+
+const (
+	opAcquire op = iota
+	opPeek
+	opReset
+)
+
+var opNames = [...]string{"acquire", "peek", "reset"}
+
+// do frames the key in a pooled buffer and calls the store.
+func (l Limiter[S]) do(ctx context.Context, o op, subject S, cost int64) (Decision, error) {
+	c := l.c
+	bp := c.bufs.Get().(*[]byte)
+	key := c.codec.AppendKey(appendPrefix((*bp)[:0], c.ns), subject)
+	r := Request{Key: key, Policy: c.policy, Cost: cost}
+	if c.now != nil && o != opReset {
+		r.At = c.now()
+	}
+	var d Decision
+	var err error
+	switch o {
+	case opAcquire:
+		d, err = c.store.Acquire(ctx, r)
+	case opPeek:
+		d, err = c.store.Peek(ctx, r)
+	default:
+		r = Request{Key: key}
+		err = c.store.Reset(ctx, r)
+	}
+	if cap(key) <= 1<<10 {
+		*bp = key[:0]
+		c.bufs.Put(bp)
+	}
+	if err != nil {
+		return Decision{}, fmt.Errorf("keyed: %s: %w", opNames[o], err)
+	}
+	return d, nil
+}

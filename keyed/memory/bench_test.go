@@ -1,0 +1,104 @@
+package memory_test
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/memory"
+)
+
+// benchLimiter returns a limiter under which every measured check answers result: a limit no run
+// reaches, or one token per hour per subject, taken before the timer starts.
+func benchLimiter(b *testing.B, result string) keyed.Limiter[string] {
+	sp := keyed.Rate(1<<30, time.Hour, 1<<30)
+	if result == "deny" {
+		sp = keyed.Rate(1, time.Hour, 1)
+	}
+	return limiter(b, memory.New(), sp)
+}
+
+// subjectsOf returns n distinct, non-empty subjects, checked.
+func subjectsOf(b *testing.B, n int) []string {
+	subjects := make([]string, n)
+	seen := make(map[string]bool, n)
+	for i := range subjects {
+		subjects[i] = "subject:" + strconv.Itoa(i)
+		seen[subjects[i]] = true
+	}
+	if len(seen) != n || seen[""] {
+		b.Fatalf("%d subjects made, %d distinct", n, len(seen))
+	}
+	return subjects
+}
+
+// BenchmarkTryAcquire is one check of an existing subject on the memory store with the real
+// clock, serially and from b.RunParallel's goroutines, over 1 or 10,000 distinct subjects. It
+// reports the fraction admitted, which must be 1 or 0 as the result named.
+func BenchmarkTryAcquire(b *testing.B) {
+	for _, n := range []int{1, 10_000} {
+		for _, mode := range []string{"serial", "parallel"} {
+			for _, result := range []string{"allow", "deny"} {
+				b.Run("subjects="+strconv.Itoa(n)+"/mode="+mode+"/result="+result, func(b *testing.B) {
+					benchTryAcquire(b, n, mode == "parallel", result)
+				})
+			}
+		}
+	}
+}
+
+func benchTryAcquire(b *testing.B, n int, parallel bool, result string) {
+	ctx := context.Background()
+	l := benchLimiter(b, result)
+	subjects := subjectsOf(b, n)
+	for _, s := range subjects {
+		if d, err := l.TryAcquire(ctx, s, 1); err != nil || !d.Allowed {
+			b.Fatalf("filling %q: %v %v", s, d.Allowed, err)
+		}
+	}
+	b.ReportAllocs()
+	var allowed, total atomic.Int64
+	if parallel {
+		var g atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			i, ok, all := int(g.Add(1)*7919)%n, int64(0), int64(0)
+			for pb.Next() {
+				if d, _ := l.TryAcquire(ctx, subjects[i], 1); d.Allowed {
+					ok++
+				}
+				all++
+				if i++; i == n {
+					i = 0
+				}
+			}
+			allowed.Add(ok)
+			total.Add(all)
+		})
+	} else {
+		i := 0
+		for b.Loop() {
+			if d, _ := l.TryAcquire(ctx, subjects[i], 1); d.Allowed {
+				allowed.Add(1)
+			}
+			total.Add(1)
+			if i++; i == n {
+				i = 0
+			}
+		}
+	}
+	ratio := float64(allowed.Load()) / float64(max(total.Load(), 1))
+	b.ReportMetric(ratio, "allowed/op")
+	if want := map[string]float64{"allow": 1, "deny": 0}[result]; ratio != want {
+		b.Fatalf("allowed ratio %v, want %v", ratio, want)
+	}
+}
+
+// BenchmarkBytesPerSubject reports the heap that 10^6 live subjects take, per subject.
+func BenchmarkBytesPerSubject(b *testing.B) {
+	for b.Loop() {
+		b.ReportMetric(bytesPerSubject(b, 1_000_000), "bytes/subject")
+	}
+}

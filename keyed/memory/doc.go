@@ -1,0 +1,48 @@
+// Package memory is the in-process [keyed.Store]: each subject's state lives in a sharded map,
+// and only while the subject is below full.
+//
+//	store := memory.New()
+//	lim, err := keyed.New(store, keyed.PerSecond(10), keyed.StringKey{})
+//	d, err := lim.TryAcquire(ctx, "alice", 1)
+//
+// # Decisions
+//
+// The store runs the typed.Policy of each request on the subject's typed.State, so it decides
+// exactly as the numerus limiter of the same policy, to the nanosecond: waits are exact (already
+// rounded up to the nanosecond), remaining tokens rounded down. A refusal writes nothing. A
+// subject whose state was written under another policy continues under the request's as
+// typed.Policy.Continue says, when it is next admitted.
+//
+// # Time
+//
+// A request's instant is its At, or, when At is zero, the store's clock: the real clock unless
+// [WithClock] gives another. An instant earlier than the latest one a subject was admitted at
+// counts as that one, so a clock stepping back credits nothing — as long as the subject's entry
+// is kept. Once a subject is back to full its entry may be dropped, and it then starts afresh: an
+// instant earlier than the dropped entry's latest is no longer raised to it. With the real clock
+// this cannot happen beyond the grace (a clock stepped back by more than the grace after a
+// subject refilled), and it never admits more at the instant than the full subject would.
+//
+// # Memory
+//
+// An entry exists only while its subject is below full, and for a grace after (one second by
+// default, see [WithGrace]). Entries are reclaimed incrementally, with no goroutine and no
+// pause, by a clock hand in each shard: each new entry moves its shard's hand over two entries,
+// and the hand drops those whose subject has been full for the grace; a Peek drops its own
+// subject's entry likewise. The live entries of a shard are thus at most about twice the
+// subjects below full or within their grace. The grace spares subjects that refill between
+// their checks from having their entry dropped and made again, so steady traffic neither churns
+// nor allocates. [Store.Sweep] moves the hands further on request, for a caller that wants
+// memory back after traffic stops. A finite bucket never refills, so its charged subjects stay
+// until Reset.
+//
+// A live subject takes about 190 bytes with a key of 27 bytes (10^6 subjects measured by
+// BenchmarkBytesPerSubject): its entry holds the typed.State inline, so a check writes no memory
+// but the entry's.
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use. Keys are spread over shards, each with its own mutex,
+// held only for the map lookup and the arithmetic (no allocation, no call out). Checks of an
+// existing subject with a string key allocate nothing.
+package memory

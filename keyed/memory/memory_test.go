@@ -1,0 +1,224 @@
+package memory_test
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/memory"
+	"github.com/numerus-closus/numerus/typed"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// fakeClock is a settable clock, safe for concurrent use.
+type fakeClock struct{ ns atomic.Int64 }
+
+func newFakeClock(t time.Time) *fakeClock    { c := &fakeClock{}; c.ns.Store(t.UnixNano()); return c }
+func (c *fakeClock) now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+func limiter(t testing.TB, s keyed.Store, sp typed.Spec, opts ...keyed.Option) keyed.Limiter[string] {
+	t.Helper()
+	l, err := keyed.New(s, sp, keyed.StringKey{}, opts...)
+	require.NoError(t, err)
+	return l
+}
+
+// TestAcquireAllocatesNothing pins zero allocations for TryAcquire and Peek of an existing
+// subject with a string key, admitted and refused, on the store's own clock and on the
+// limiter's.
+func TestAcquireAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items: allocation counts mean nothing")
+	}
+	ctx := context.Background()
+	for _, sp := range []string{"gcra 1000000/s burst 1000000", "gcra 1/h", "token 5/s burst 10 & window 100/1m | count 9/1s"} {
+		spec, err := typed.Parse(sp)
+		require.NoError(t, err)
+		c := newFakeClock(t0)
+		for _, l := range []keyed.Limiter[string]{
+			limiter(t, memory.New(), spec),
+			limiter(t, memory.New(memory.WithClock(c.now)), spec, keyed.WithClock(c.now)),
+		} {
+			subject := "subject:" + strconv.Itoa(42)
+			_, err := l.TryAcquire(ctx, subject, 1)
+			require.NoError(t, err)
+			allocs := testing.AllocsPerRun(1000, func() { _, _ = l.TryAcquire(ctx, subject, 1) })
+			assert.Zero(t, allocs, "TryAcquire under %s", sp)
+			allocs = testing.AllocsPerRun(1000, func() { _, _ = l.Peek(ctx, subject) })
+			assert.Zero(t, allocs, "Peek under %s", sp)
+		}
+	}
+}
+
+// TestEntriesOnlyBelowFull checks that an entry exists only while its subject is below full: a
+// refusal and a Peek create none, a Peek drops its own full subject, and new subjects drop full
+// ones under the clock hand until only those below full remain.
+func TestEntriesOnlyBelowFull(t *testing.T) {
+	c := newFakeClock(t0)
+	s := memory.New(memory.WithClock(c.now), memory.WithShards(4))
+	ctx := context.Background()
+	l := limiter(t, s, keyed.PerSecond(10))
+	_, _ = l.Peek(ctx, "peeked")
+	assert.Zero(t, s.Len(), "a Peek created an entry")
+	for i := range 1000 {
+		_, _ = l.TryAcquire(ctx, "old:"+strconv.Itoa(i), 1)
+	}
+	assert.Equal(t, 1000, s.Len())
+	one := limiter(t, s, keyed.PerMinute(1))
+	d, _ := one.TryAcquire(ctx, "old:0", 1) // continues with 1 of its 9 tokens, takes it: empty for a minute
+	require.True(t, d.Allowed)
+	c.advance(2 * time.Second) // every other old subject has been full for the grace
+	_, _ = l.Peek(ctx, "old:1")
+	assert.Equal(t, 999, s.Len(), "a Peek kept its full subject")
+	for i := range 1000 {
+		_, _ = l.TryAcquire(ctx, "new:"+strconv.Itoa(i), 1)
+	}
+	assert.Less(t, s.Len(), 1100, "full subjects were kept while new ones came")
+	c.advance(2 * time.Second)
+	n := s.Len()
+	assert.Equal(t, n-1, s.Sweep(1000))
+	assert.Equal(t, 1, s.Len(), "only old:0, below full, is left")
+}
+
+// TestMemoryBounded runs waves of distinct subjects, each wave after the previous one is full
+// again: the store never holds much more than one wave.
+func TestMemoryBounded(t *testing.T) {
+	c := newFakeClock(t0)
+	s := memory.New(memory.WithClock(c.now))
+	l := limiter(t, s, keyed.PerSecond(10))
+	ctx := context.Background()
+	const wave = 50_000
+	for w := range 6 {
+		for i := range wave {
+			_, _ = l.TryAcquire(ctx, strconv.Itoa(w)+":"+strconv.Itoa(i), 1)
+		}
+		require.LessOrEqual(t, s.Len(), wave*11/10, "wave %d", w)
+		c.advance(memory.DefaultGrace + time.Second)
+	}
+}
+
+// TestBytesPerSubject measures the heap that live subjects take, and bounds it.
+func TestBytesPerSubject(t *testing.T) {
+	perSubject := bytesPerSubject(t, 100_000)
+	t.Logf("%.0f bytes per live subject (100000 subjects, keys of 27 bytes)", perSubject)
+	assert.Less(t, perSubject, 400.0)
+}
+
+func bytesPerSubject(t testing.TB, n int) float64 {
+	subjects := make([]string, n)
+	for i := range subjects {
+		subjects[i] = "subject:" + strconv.Itoa(1_000_000+i)
+	}
+	c := newFakeClock(t0)
+	ctx := context.Background()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s := memory.New(memory.WithClock(c.now))
+	l := limiter(t, s, keyed.PerMinute(10))
+	for _, sub := range subjects {
+		if d, err := l.TryAcquire(ctx, sub, 1); err != nil || !d.Allowed {
+			t.Fatalf("subject %q refused", sub)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if s.Len() != n {
+		t.Fatalf("%d subjects held, want %d", s.Len(), n)
+	}
+	runtime.KeepAlive(s)
+	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+}
+
+// TestRealClock checks that a store with no clock option uses the real clock, in a synctest
+// bubble whose fake time moves only when every goroutine waits.
+func TestRealClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := limiter(t, memory.New(), keyed.PerSecond(2))
+		ctx := context.Background()
+		for range 2 {
+			d, err := l.TryAcquire(ctx, "s", 1)
+			require.NoError(t, err)
+			require.True(t, d.Allowed)
+		}
+		d, _ := l.TryAcquire(ctx, "s", 1)
+		require.False(t, d.Allowed)
+		assert.Equal(t, keyed.WaitFor(500*time.Millisecond), d.RetryAfter)
+		time.Sleep(500 * time.Millisecond) // fake time in the bubble
+		d, _ = l.TryAcquire(ctx, "s", 1)
+		assert.True(t, d.Allowed)
+	})
+}
+
+// TestInvalidRequest checks that the store itself rejects what a keyed.Limiter never sends, and
+// does not panic.
+func TestInvalidRequest(t *testing.T) {
+	s := memory.New()
+	ctx := context.Background()
+	p := typed.MustCompile("10/s")
+	_, err := s.Acquire(ctx, keyed.Request{Key: []byte("k"), Policy: p, Cost: 0})
+	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	_, err = s.Acquire(ctx, keyed.Request{Key: []byte("k"), Cost: 1})
+	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	_, err = s.Peek(ctx, keyed.Request{Key: []byte("k")})
+	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	d, err := s.Acquire(ctx, keyed.Request{Key: []byte("k"), Policy: p, Cost: 11})
+	assert.NoError(t, err)
+	assert.True(t, d.RetryAfter.IsNever(), "a cost above the capacity is never admitted")
+}
+
+// TestKeysDoNotAlias reuses one buffer for many keys: the store must copy the keys it keeps.
+func TestKeysDoNotAlias(t *testing.T) {
+	s := memory.New(memory.WithShards(1))
+	ctx := context.Background()
+	p := typed.MustCompile("finite 1")
+	buf := make([]byte, 0, 16)
+	for i := range 100 {
+		buf = strconv.AppendInt(buf[:0], int64(i), 10)
+		d, err := s.Acquire(ctx, keyed.Request{Key: buf, Policy: p, Cost: 1, At: t0})
+		require.NoError(t, err)
+		require.True(t, d.Allowed, "key %q", buf)
+	}
+	for i := range 100 {
+		buf = strconv.AppendInt(buf[:0], int64(i), 10)
+		d, _ := s.Acquire(ctx, keyed.Request{Key: buf, Policy: p, Cost: 1, At: t0})
+		require.False(t, d.Allowed, "key %q forgot its charge", buf)
+	}
+}
+
+// TestNoChurn runs steady traffic over subjects that are full again between their checks: within
+// the grace their entries stay, so the checks neither drop and remake entries nor allocate.
+func TestNoChurn(t *testing.T) {
+	c := newFakeClock(t0)
+	s := memory.New(memory.WithClock(c.now), memory.WithShards(4))
+	l := limiter(t, s, keyed.Rate(1<<30, time.Hour, 1<<30)) // full again 4ns after each check
+	ctx := context.Background()
+	subjects := make([]string, 1000)
+	for i := range subjects {
+		subjects[i] = "subject:" + strconv.Itoa(i)
+		_, _ = l.TryAcquire(ctx, subjects[i], 1)
+		c.advance(time.Microsecond)
+	}
+	require.Equal(t, len(subjects), s.Len())
+	allocs := testing.AllocsPerRun(5, func() {
+		for _, sub := range subjects {
+			_, _ = l.TryAcquire(ctx, sub, 1)
+			c.advance(time.Microsecond)
+		}
+	})
+	if !raceEnabled {
+		assert.Zero(t, allocs)
+	}
+	assert.Equal(t, len(subjects), s.Len())
+}

@@ -1,0 +1,57 @@
+package keyed
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/typed"
+)
+
+// PerSecond returns the policy of n tokens per second, all n available at once: a GCRA of n/s
+// with a burst of n ("gcra n/s").
+func PerSecond(n int64) typed.Spec { return Rate(n, time.Second, 0) }
+
+// PerMinute returns the policy of n tokens per minute, all n available at once: a GCRA of n/min
+// with a burst of n.
+func PerMinute(n int64) typed.Spec { return Rate(n, time.Minute, 0) }
+
+// Rate returns the policy that sustains permits tokens per period and holds at most burst at
+// once: Rate(100, time.Second, 200) admits 100 per second and bursts of up to 200 after a quiet
+// spell; a burst of 0 means permits. It is a GCRA ("gcra 100/s burst 200"), which decides exactly as a token bucket of the
+// same rate and capacity and keeps a smaller state.
+func Rate(permits int64, period time.Duration, burst int64) typed.Spec {
+	return typed.Spec{Algo: typed.AlgoGCRA, Count: permits, Period: period, Burst: burst}
+}
+
+// MinPeriod is the shortest period or window a keyed policy may have: stores keep time in whole
+// microseconds or finer.
+const MinPeriod = time.Microsecond
+
+// compile validates sp for keyed use and compiles it: what typed.Spec.Validate checks, and every
+// period at least MinPeriod. It returns the policy and its capacity.
+func compile(sp typed.Spec) (typed.Policy, int64, error) {
+	if err := sp.Validate(); err != nil {
+		return typed.Policy{}, 0, err
+	}
+	if err := checkPeriods(sp, ""); err != nil {
+		return typed.Policy{}, 0, err
+	}
+	p, err := typed.Compile(sp)
+	if err != nil {
+		return typed.Policy{}, 0, err
+	}
+	return p, p.Status(p.Fresh(), time.Unix(0, 0)).Limit, nil
+}
+
+func checkPeriods(sp typed.Spec, path string) error {
+	for i, c := range sp.Of {
+		if err := checkPeriods(c, path+"of["+strconv.Itoa(i)+"]."); err != nil {
+			return err
+		}
+	}
+	if sp.Of == nil && sp.Algo != typed.AlgoFinite && sp.Period < MinPeriod {
+		return &numerus.ParamError{Param: path + "period", Problem: "must be at least 1µs for a keyed store, got " + sp.Period.String()}
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package storetest
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/internal/model"
+	"github.com/numerus-closus/numerus/typed"
+)
+
+// same fails the test unless the store's decision d agrees with the reference's want, at the
+// clock's instant: the same admission, remaining and limit, and waits within the resolution.
+func (h *harness) same(t tb, op string, p typed.Policy, subject string, d keyed.Decision, want model.Decision) {
+	t.Helper()
+	at := h.now()
+	if problem := h.differ(d, want, at); problem != "" {
+		t.Fatalf("%s(%q) under %v at %v: %s\n got  %s\n want %s", op, subject, p, at.Format(time.RFC3339Nano),
+			problem, show(d), showWant(want, at))
+	}
+}
+
+func (h *harness) differ(d keyed.Decision, want model.Decision, at time.Time) string {
+	switch {
+	case d.Allowed != want.Allowed:
+		return "admission differs"
+	case d.Remaining != want.Remaining:
+		return "remaining differs"
+	case d.Limit != want.Limit:
+		return "limit differs"
+	case d.Allowed && d.RetryAfter != keyed.WaitFor(0):
+		return "an admission must retry after zero"
+	}
+	if p := h.wait("retry after", d.RetryAfter, want.RetryAfter, at); p != "" {
+		return p
+	}
+	return h.wait("reset after", d.ResetAfter, want.Full, at)
+}
+
+// wait checks that got is the wait from at until want, rounded up to the resolution.
+func (h *harness) wait(name string, got keyed.Wait, want numerus.NextDebitable, at time.Time) string {
+	exact, ok := want.Wait(at)
+	d, finite := got.Duration()
+	switch {
+	case !ok && finite:
+		return name + " must be never"
+	case !ok:
+		return ""
+	case !finite:
+		return name + " must be finite"
+	case d < exact:
+		return name + " is early"
+	case d >= exact+h.cfg.res:
+		return name + " is later than the resolution allows"
+	}
+	return ""
+}
+
+func show(d keyed.Decision) string {
+	return fmt.Sprintf("allowed=%v remaining=%d limit=%d retry=%v reset=%v", d.Allowed, d.Remaining, d.Limit, d.RetryAfter, d.ResetAfter)
+}
+
+func showWant(w model.Decision, at time.Time) string {
+	retry, reset := "never", "never"
+	if d, ok := w.RetryAfter.Wait(at); ok {
+		retry = d.String()
+	}
+	if d, ok := w.Full.Wait(at); ok {
+		reset = d.String()
+	}
+	return fmt.Sprintf("allowed=%v remaining=%d limit=%d retry=%s reset=%s", w.Allowed, w.Remaining, w.Limit, retry, reset)
+}

@@ -1,0 +1,93 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/typed"
+)
+
+// recorder is a store that counts the calls it passes on.
+type recorder struct {
+	keyed.Store
+	calls atomic.Int64
+}
+
+func (r *recorder) Acquire(ctx context.Context, q keyed.Request) (keyed.Decision, error) {
+	r.calls.Add(1)
+	return r.Store.Acquire(ctx, q)
+}
+
+func (r *recorder) Peek(ctx context.Context, q keyed.Request) (keyed.Decision, error) {
+	r.calls.Add(1)
+	return r.Store.Peek(ctx, q)
+}
+
+func (r *recorder) Reset(ctx context.Context, q keyed.Request) error {
+	r.calls.Add(1)
+	return r.Store.Reset(ctx, q)
+}
+
+// CheckPolicy passes the store's own check on, without counting it: it calls no backend.
+func (r *recorder) CheckPolicy(p typed.Policy) error {
+	if pc, ok := r.Store.(keyed.PolicyChecker); ok {
+		return pc.CheckPolicy(p)
+	}
+	return nil
+}
+
+// invalidSpecs are policies that no keyed limiter may accept.
+var invalidSpecs = map[string]typed.Spec{
+	"zero spec":                {},
+	"zero rate":                keyed.PerSecond(0),
+	"negative rate":            keyed.PerMinute(-1),
+	"zero period":              keyed.Rate(10, 0, 5),
+	"negative period":          keyed.Rate(10, -time.Second, 5),
+	"negative burst":           keyed.Rate(10, time.Second, -1),
+	"period under 1µs":         keyed.Rate(1, 999*time.Nanosecond, 1),
+	"burst beyond exact range": keyed.Rate(1, time.Hour, math.MaxInt64),
+	"zero window":              {Algo: typed.AlgoWindow, Count: 5},
+	"window under 1µs":         {Algo: typed.AlgoSliding, Count: 5, Period: 500 * time.Nanosecond},
+	"zero limit":               {Algo: typed.AlgoWindow, Period: time.Second},
+	"zero finite":              {Algo: typed.AlgoFinite},
+	"no sub-windows":           {Algo: typed.AlgoBuckets, Count: 5, Period: time.Second},
+	"lone child":               {Algo: typed.AlgoAnd, Of: []typed.Spec{keyed.PerSecond(1)}},
+	"invalid child":            {Algo: typed.AlgoOr, Of: []typed.Spec{keyed.PerSecond(1), {Algo: typed.AlgoCount, Count: 1, Period: time.Nanosecond}}},
+}
+
+// testInvalid requires invalid policies, invalid costs and the zero Limiter to fail with
+// numerus.ErrInvalidArgument before any call to the store.
+func testInvalid(h *harness) {
+	rec := &recorder{Store: h.store}
+	for name, sp := range invalidSpecs {
+		if _, err := keyed.New(rec, sp, keyed.StringKey{}); !errors.Is(err, numerus.ErrInvalidArgument) {
+			h.t.Errorf("%s: keyed.New returned %v, want an error matching ErrInvalidArgument", name, err)
+		}
+	}
+	l, err := keyed.New(rec, keyed.Rate(5, time.Second, 10), keyed.StringKey{}, keyed.WithClock(h.now))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, cost := range []int64{0, -1, math.MinInt64, 11, math.MaxInt64} {
+		if _, err := l.TryAcquire(ctx, "s", cost); !errors.Is(err, numerus.ErrInvalidArgument) {
+			h.t.Errorf("cost %d: TryAcquire returned %v, want an error matching ErrInvalidArgument", cost, err)
+		}
+	}
+	var zero keyed.Limiter[string]
+	_, err1 := zero.TryAcquire(ctx, "s", 1)
+	_, err2 := zero.Peek(ctx, "s")
+	for _, err := range []error{err1, err2, zero.Reset(ctx, "s")} {
+		if !errors.Is(err, numerus.ErrInvalidArgument) {
+			h.t.Errorf("zero Limiter: %v, want an error matching ErrInvalidArgument", err)
+		}
+	}
+	if n := rec.calls.Load(); n != 0 {
+		h.t.Fatalf("%d store calls for invalid policies and costs, want none", n)
+	}
+}
