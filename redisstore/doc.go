@@ -1,0 +1,2 @@
+// Package redisstore keeps numerus limiters on Redis.
+package redisstore
