@@ -3,7 +3,8 @@
 -- integer at or below 2^53, which the Go side guarantees by validating the policy first.
 --
 -- KEYS[1] the subject's hash.
--- ARGV    op ('a' acquire, 'p' peek, 'r' reset), cost, caller time in µs ('' = server TIME), policy.
+-- ARGV    op ('a' acquire, 'p' peek, 'r' reset), cost, caller time in µs ('' = server TIME), policy,
+--         the least TTL in ms.
 -- Reply   {allowed, remaining, limit, retry instant, full instant, now}; -1 stands for never.
 -- Hash    p = the policy; "<i>" = the state of leaf i; "<i>.<n>" = entry n of a log leaf i.
 
@@ -481,7 +482,7 @@ end
 debit = function(node, S, at, cost)
   if node.i then
     local ok, from, st = K[node.k].debit(node, S[node.i], at, cost)
-    if ok then return true, from, { [node.i] = st } end
+    if ok then return true, at, { [node.i] = st } end -- the caller's instant, as numerus.single
     return false, from
   end
   if node.k == '&' then
@@ -610,12 +611,12 @@ local function writeLog(l, old, new, args, dels)
   return new
 end
 
--- write stores the states S that changed (all of them, after a DEL, when rewrite is set).
-local function write(leaves, S0, S, changed, rewrite, pol)
+-- write stores the states S that changed; all of them when all is set, after a DEL when rewrite is.
+local function write(leaves, S0, S, changed, all, rewrite, pol)
   local args, dels = { 'p', pol }, {}
   if rewrite then redis.call('DEL', key) end
   for i, l in ipairs(leaves) do
-    if rewrite or changed[i] then
+    if all or changed[i] then
       local st = S[i]
       if l.k == 's' or l.k == 'b' then
         local old = S0[i]
@@ -645,16 +646,16 @@ if ARGV[3] == '' then
 else
   now = tonumber(ARGV[3])
 end
-local pol = ARGV[4]
+local pol, ttl = ARGV[4], tonumber(ARGV[5])
 local root, leaves, skel = parse(pol)
-if not root or not int(cost, 1, MAXI) or not int(now, 0, MAXI) then
+if not root or not int(cost, 1, MAXI) or not int(now, 0, MAXI) or not int(ttl, 1, MAXI) then
   return redis.error_reply('NUMERUS_ARGS bad arguments for ' .. key)
 end
 
 local vals = redis.pcall('HMGET', key, unpack(fields(leaves)))
 if vals.err then corrupt('not a hash: ' .. vals.err) end
 
-local S, S0, rewrite = nil, nil, false
+local S, S0, rewrite, fresh = nil, nil, false, false
 if vals[1] == pol then
   S = load(leaves, vals, 1)
 elseif vals[1] then
@@ -665,7 +666,7 @@ elseif vals[1] then
   rewrite = true
 else
   if redis.call('EXISTS', key) == 1 then corrupt('no policy field') end
-  S = {}
+  S, fresh = {}, true
   for i, l in ipairs(leaves) do S[i] = K[l.k].fresh(l) end
 end
 S0 = S
@@ -684,10 +685,10 @@ end
 local lim, rem, full = status(root, S, now)
 
 if op == 'a' and (ok or rewrite) then
-  write(leaves, S0, S, changes or {}, rewrite, pol)
+  write(leaves, S0, S, changes or {}, fresh or rewrite, rewrite, pol)
   local until_ = full
   if full == NEVER then until_ = FOREVER end
-  redis.call('PEXPIRE', key, fmt(max(1, cdiv(max(0, until_ - now), 1000))))
+  redis.call('PEXPIRE', key, fmt(max(ttl, cdiv(max(0, until_ - now), 1000))))
 end
 
 if from == NEVER then from = -1 end

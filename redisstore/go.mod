@@ -9,6 +9,7 @@ require (
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/stretchr/testify v1.11.1
 	go.uber.org/goleak v1.3.0
+	pgregory.net/rapid v1.2.0
 )
 
 require (

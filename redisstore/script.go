@@ -57,7 +57,7 @@ func (s *Store) request(op string, p Policy, subject string, cost int64) (reques
 		when, r.at = strconv.FormatInt(t.UnixMicro(), 10), t.UnixNano()
 	}
 	// Every capacity is below 2^53, so a larger cost is refused as Never all the same.
-	r.args = []any{op, strconv.FormatInt(min(cost, maxExact), 10), when, p.enc}
+	r.args = []any{op, strconv.FormatInt(min(cost, maxExact), 10), when, p.enc, s.minTTL}
 	return r, nil
 }
 

@@ -20,6 +20,7 @@ type Store struct {
 	script *redis.Script
 	ns     string
 	now    func() time.Time
+	minTTL string // ms
 }
 
 // Option configures a Store.
@@ -40,10 +41,21 @@ func WithNamespace(ns string) Option { return option(func(s *Store) { s.ns = ns 
 // but keys expire by the server's clock.
 func WithClock(now func() time.Time) Option { return option(func(s *Store) { s.now = now }) }
 
+// WithMinTTL keeps every written key at least d (rounded up to the millisecond; 1ms by default)
+// instead of only until its subject is full again. A key that outlives that instant decides exactly
+// as an absent one, so this costs memory, never admissions. Use it with WithClock when the caller's
+// clock runs slower than the server's (tests stepping through a timeline, slow replays): keys
+// expire by the server's clock.
+func WithMinTTL(d time.Duration) Option {
+	return option(func(s *Store) {
+		s.minTTL = strconv.FormatInt(max(1, (int64(d)+int64(time.Millisecond)-1)/int64(time.Millisecond)), 10)
+	})
+}
+
 // New returns a store on client: a standalone, Sentinel, Ring or Cluster client all work, since
 // every call touches one key.
 func New(client redis.UniversalClient, opts ...Option) *Store {
-	s := &Store{client: client, script: redis.NewScript(engineSource), ns: DefaultNamespace}
+	s := &Store{client: client, script: redis.NewScript(engineSource), ns: DefaultNamespace, minTTL: "1"}
 	for _, o := range opts {
 		o.apply(s)
 	}
