@@ -235,11 +235,6 @@ K.w = {
     return l.size, l.size - c, full
   end,
   charge = function(l, at, u) return { s = start(l, at), c = u, last = at } end,
-  carry = function(lo, so, l, at)
-    at = max(at, so.last)
-    local _, c = K.w.countAt(lo, so, at)
-    return { s = start(l, at), c = min(c, l.size), last = at }
-  end,
 }
 
 K.c = {
@@ -291,11 +286,6 @@ K.c = {
     return l.size, left, full
   end,
   charge = function(l, at, u) return { s = start(l, at), p = 0, c = u, last = at } end,
-  carry = function(lo, so, l, at)
-    at = max(at, so.last)
-    local _, prev, cur = K.c.countsAt(lo, so, at)
-    return { s = start(l, at), p = min(prev, l.size), c = min(cur, l.size), last = at }
-  end,
 }
 
 -- Logs: the sliding log (quantum 1 µs) and the bucketed window (quantum W/k). A log's state holds
@@ -408,13 +398,6 @@ function LOG.materialize(l, st)
   local mem = {}
   for n = st.h, st.t - 2 do mem[n] = { entry(l, st, n) } end
   return { h = st.h, t = st.t, base = st.base, last = st.last, nat = st.nat, ncum = st.ncum, mem = mem }
-end
-
-function LOG.carry(lo, so, l, at)
-  local st = LOG.materialize(lo, so)
-  st.last = max(at, so.last)
-  if st.ncum - st.base > l.size then st.base = st.ncum - l.size end
-  return st
 end
 
 K.s = { n = 2 }
@@ -548,28 +531,26 @@ local function charge(l, at, rem)
 end
 
 -- convert carries the states S0 kept under the tree root0 over to a new policy, at the latest of
--- now and every instant they hold: an identical leaf keeps its state, a window of the same kind
--- keeps its counts capped at the new limit, and any other leaf starts with the lesser of what it
--- had left (the old tree's remaining, when the trees differ in shape) and its new capacity.
+-- now and every instant they hold. A leaf identical to the old one at its place keeps its state;
+-- any other leaf starts with the lesser of its new capacity and what the old leaf at its place had
+-- left (the old tree's remaining, when the trees differ in shape). So nothing is ever minted: a
+-- larger capacity does not refill, and alternating policies never hands out more than was left.
 local function convert(root0, leaves0, skel0, S0, leaves, skel, now)
   local at = now
-  for i, l in ipairs(leaves0) do at = max(at, S0[i].last) end
+  for i in ipairs(leaves0) do at = max(at, S0[i].last) end
+  local rem
+  if skel0 ~= skel then _, rem = status(root0, S0, at) end
   local S = {}
-  if skel0 ~= skel then
-    local _, rem = status(root0, S0, at)
-    for i, l in ipairs(leaves) do S[i] = charge(l, at, rem) end
-    return S
-  end
   for i, l in ipairs(leaves) do
     local lo, so = leaves0[i], S0[i]
-    if lo.tok == l.tok then
+    if rem then
+      S[i] = charge(l, at, rem)
+    elseif lo.tok == l.tok then
       S[i] = so
       if K[l.k].materialize then S[i] = K[l.k].materialize(l, so) end
-    elseif lo.k == l.k and K[l.k].carry then
-      S[i] = K[l.k].carry(lo, so, l, at)
     else
-      local _, rem = K[lo.k].status(lo, so, at)
-      S[i] = charge(l, at, rem)
+      local _, r = K[lo.k].status(lo, so, at)
+      S[i] = charge(l, at, r)
     end
   end
   return S

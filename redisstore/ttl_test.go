@@ -1,0 +1,132 @@
+package redisstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/redisstore"
+	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+// acquireTTL runs Acquire and reads the key's PTTL in one MULTI/EXEC, so that both see the same
+// server time and the PTTL is exactly the TTL the script set.
+func acquireTTL(t *testing.T, s *redisstore.Store, c *redis.Client, p redisstore.Policy, subject string, cost int64) (redisstore.Decision, time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	tx := c.TxPipeline()
+	pending := s.QueueAcquire(ctx, tx, p, subject, cost)
+	ttl := tx.PTTL(ctx, s.Key(subject))
+	_, err := tx.Exec(ctx)
+	require.NoError(t, err)
+	d, err := pending.Decision(ctx)
+	require.NoError(t, err)
+	return d, ttl.Val()
+}
+
+// TestTTL checks the key's TTL after writes: the time until the subject is full again, rounded up
+// to the millisecond and at least 1ms; never absent (-1). Refusals and peeks leave it alone, an
+// expired key is a fresh one, and a spent finite bucket keeps its key for centuries.
+func TestTTL(t *testing.T) {
+	srv := redistest.Start(t)
+	c, clk := srv.Client(t), newClock(t0)
+	s := store(t, c, clk)
+	ctx := context.Background()
+	_, err := s.Peek(ctx, eachKind[0], "load the script")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		policy redisstore.Policy
+		cost   int64
+		full   time.Duration // until full: the decision's ResetAfter
+		ttl    time.Duration
+	}{
+		{"gcra 10/s", numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 5)), 2, 200 * time.Millisecond, 200 * time.Millisecond},
+		{"gcra uneven", numerus.Must(redisstore.GCRA(numerus.PerSecond(3), 5)), 1, 333334 * time.Microsecond, 334 * time.Millisecond},
+		{"sub-millisecond", numerus.Must(redisstore.GCRA(numerus.Every(300*time.Microsecond), 1)), 1, 300 * time.Microsecond, time.Millisecond},
+		{"just above 100ms", numerus.Must(redisstore.TokenBucket(1, numerus.Every(100001*time.Microsecond))), 1, 100001 * time.Microsecond, 101 * time.Millisecond},
+		{"leaky", numerus.Must(redisstore.LeakyBucket(4, numerus.PerSecond(2))), 3, 1500 * time.Millisecond, 1500 * time.Millisecond},
+		{"window", numerus.Must(redisstore.FixedWindow(time.Second, 3, t0.Add(-250*time.Millisecond))), 1, 750 * time.Millisecond, 750 * time.Millisecond},
+		{"counter", numerus.Must(redisstore.SlidingWindowCount(time.Second, 3, t0)), 1, 2 * time.Second, 2 * time.Second},
+		{"log", numerus.Must(redisstore.SlidingWindow(time.Second, 3)), 1, time.Second, time.Second},
+		{"and", numerus.Must(redisstore.AllOf(eachKind[0], eachKind[6])), 1, time.Second, time.Second},
+		{"or", numerus.Must(redisstore.AnyOf(eachKind[0], eachKind[6])), 1, time.Second, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk.set(t0)
+			d, ttl := acquireTTL(t, s, c, tc.policy, tc.name, tc.cost)
+			require.True(t, d.Allowed)
+			require.Equal(t, redisstore.WaitFor(tc.full), d.ResetAfter)
+			require.Equal(t, tc.ttl, ttl)
+		})
+	}
+
+	t.Run("refusals and peeks keep the TTL", func(t *testing.T) {
+		p := numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 1))
+		clk.set(t0)
+		_, ttl := acquireTTL(t, s, c, p, "kept", 1)
+		require.Equal(t, 100*time.Millisecond, ttl)
+		clk.set(t0.Add(50 * time.Millisecond))
+		d, ttl := acquireTTL(t, s, c, p, "kept", 1)
+		require.False(t, d.Allowed)
+		require.Positive(t, ttl)
+		require.LessOrEqual(t, ttl, 100*time.Millisecond)
+		_, err := s.Peek(ctx, p, "kept")
+		require.NoError(t, err)
+		require.Positive(t, c.PTTL(ctx, s.Key("kept")).Val())
+	})
+
+	t.Run("an expired key is fresh", func(t *testing.T) {
+		p := numerus.Must(redisstore.GCRA(numerus.PerHour(1), 2))
+		clk.set(t0)
+		for range 2 {
+			d, err := s.Acquire(ctx, p, "expired", 1)
+			require.NoError(t, err)
+			require.True(t, d.Allowed)
+		}
+		require.NoError(t, c.PExpireAt(ctx, s.Key("expired"), time.Unix(1, 0)).Err())
+		d, err := s.Acquire(ctx, p, "expired", 1)
+		require.NoError(t, err)
+		require.Equal(t, int64(1), d.Remaining)
+	})
+
+	t.Run("a spent finite bucket", func(t *testing.T) {
+		clk.set(t0)
+		d, ttl := acquireTTL(t, s, c, eachKind[3], "finite", 1)
+		require.True(t, d.ResetAfter.IsNever())
+		require.Greater(t, ttl, 200*365*24*time.Hour)
+	})
+}
+
+// TestServerTime lets the script read the server's clock (no WithClock).
+func TestServerTime(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	s := store(t, c, nil)
+	ctx := context.Background()
+	p := numerus.Must(redisstore.GCRA(numerus.PerHour(1), 2))
+	for i := range 2 {
+		d, err := s.Acquire(ctx, p, "alice", 1)
+		require.NoError(t, err)
+		require.True(t, d.Allowed)
+		require.Equal(t, int64(1-i), d.Remaining)
+	}
+	d, err := s.Acquire(ctx, p, "alice", 1)
+	require.NoError(t, err)
+	require.False(t, d.Allowed)
+	retry, ok := d.RetryAfter.Duration()
+	require.True(t, ok)
+	require.InDelta(t, float64(time.Hour), float64(retry), float64(slack))
+	reset, _ := d.ResetAfter.Duration()
+	require.InDelta(t, float64(2*time.Hour), float64(reset), float64(slack))
+	require.Zero(t, retry%time.Microsecond, "the script counts microseconds")
+	ttl := c.PTTL(ctx, s.Key("alice")).Val()
+	require.InDelta(t, float64(2*time.Hour), float64(ttl), float64(slack))
+}
+
+// slack bounds the real time that passes between the script's TIME and the test's reading.
+const slack = time.Second
