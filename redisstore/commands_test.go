@@ -105,7 +105,7 @@ func TestOneCommandPerCheck(t *testing.T) {
 	for i, p := range append(eachKind, tree) {
 		subject := "subject" + strconv.Itoa(i)
 		for _, call := range []func() error{
-			func() error { _, err := s.Peek(ctx, p, subject); return err },    // fresh key
+			func() error { _, err := s.Peek(ctx, p, subject); return err },       // fresh key
 			func() error { _, err := s.Acquire(ctx, p, subject, 2); return err }, // fresh key
 			func() error { _, err := s.Acquire(ctx, p, subject, 2); return err }, // refused
 			func() error { _, err := s.Peek(ctx, p, subject); return err },
