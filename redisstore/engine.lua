@@ -539,7 +539,7 @@ local function convert(root0, leaves0, skel0, S0, leaves, skel, now)
   local at = now
   for i in ipairs(leaves0) do at = max(at, S0[i].last) end
   local rem
-  if skel0 ~= skel then _, rem = status(root0, S0, at) end
+  if skel0 ~= skel then rem = select(2, status(root0, S0, at)) end
   local S = {}
   for i, l in ipairs(leaves) do
     local lo, so = leaves0[i], S0[i]
