@@ -146,7 +146,3 @@ func compare(t *rapid.T, name string, d redisstore.Decision, err error, ok bool,
 func TestDifferentialStandalone(t *testing.T) {
 	differential(t, redistest.Start(t).Client(t))
 }
-
-func TestDifferentialCluster(t *testing.T) {
-	differential(t, redistest.StartCluster(t).Client(t))
-}

@@ -42,3 +42,16 @@ func TestAcquireGCRA(t *testing.T) {
 	require.False(t, d.Allowed)
 	require.True(t, d.RetryAfter.IsNever())
 }
+
+// TestDeepestTree runs a tree of the deepest nesting a Policy allows through the script.
+func TestDeepestTree(t *testing.T) {
+	p := eachKind[0]
+	for range 32 {
+		p = numerus.Must(redisstore.AllOf(p, eachKind[1]))
+	}
+	s := store(t, redistest.Start(t).Client(t), newClock(t0))
+	d, err := s.Acquire(context.Background(), p, "deep", 1)
+	require.NoError(t, err)
+	require.True(t, d.Allowed)
+	require.Equal(t, int64(2), d.Remaining)
+}

@@ -14,6 +14,7 @@ import (
 // Cluster is a Redis Cluster of three masters on loopback ports, started for a test.
 type Cluster struct {
 	Nodes []*Server
+	buses []int // the nodes' cluster bus ports
 }
 
 const slots = 16384
@@ -37,6 +38,7 @@ func startCluster(t testing.TB, byHand bool) *Cluster {
 	c := &Cluster{}
 	for range 3 {
 		bus := freePort(t)
+		c.buses = append(c.buses, bus)
 		c.Nodes = append(c.Nodes, Spawn(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 			"--cluster-node-timeout", "5000", "--cluster-port", strconv.Itoa(bus)))
 	}
@@ -78,7 +80,7 @@ func (c *Cluster) join(t testing.TB) {
 		}
 		if i > 0 {
 			host, port, _ := strings.Cut(n.Addr, ":")
-			if err := first.ClusterMeet(ctx, host, port).Err(); err != nil {
+			if err := first.Do(ctx, "cluster", "meet", host, port, c.buses[i]).Err(); err != nil {
 				t.Fatalf("redistest: CLUSTER MEET %s: %v", n.Addr, err)
 			}
 		}
