@@ -97,9 +97,9 @@ func TestCorruptState(t *testing.T) {
 		{"too few numbers", gcra, func(k string) error { return c.HSet(ctx, k, "1", "5 0").Err() }},
 		{"tokens above capacity", token, func(k string) error { return c.HSet(ctx, k, "1", "4000000 0").Err() }},
 		{"negative tokens", token, func(k string) error { return c.HSet(ctx, k, "1", "-1 0").Err() }},
-		{"count above limit", window, func(k string) error { return c.HSet(ctx, k, "1", "0 4 0").Err() }},
+		{"count above limit", window, func(k string) error { return c.HSet(ctx, k, "1", "0 0 4 0").Err() }},
 		{"negative instant", gcra, func(k string) error { return c.HSet(ctx, k, "1", "0 0 -5").Err() }},
-		{"instant beyond 2^53", gcra, func(k string) error { return c.HSet(ctx, k, "1", "0 0 1e17").Err() }},
+		{"instant beyond 2^53", gcra, func(k string) error { return c.HSet(ctx, k, "1", "0 0 100000000000000000").Err() }},
 		{"TAT beyond its burst", gcra, func(k string) error {
 			return c.HSet(ctx, k, "1", "1767225700000000 0 1767225600000000").Err()
 		}},

@@ -17,7 +17,7 @@ import (
 // The zero Policy is invalid: a store given it returns an error matching
 // numerus.ErrInvalidArgument.
 type Policy struct {
-	enc  string // the script's encoding, canonical: equal policies encode equally
+	toks []any  // the script's encoding (strings), canonical: equal policies encode equally
 	name string // as numerus names the same limiter
 	deep int    // nesting depth
 }
@@ -31,7 +31,7 @@ const (
 
 // String names the policy as numerus names the same limiter, as in "gcra 10/s burst 5".
 func (p Policy) String() string {
-	if p.enc == "" {
+	if p.toks == nil {
 		return "invalid (zero) policy"
 	}
 	return p.name
@@ -202,15 +202,11 @@ func tooLarge(param string) error {
 }
 
 func leaf(l numerus.Limiter, kind string, nums ...int64) Policy {
-	var b strings.Builder
-	b.WriteString(kind)
-	for i, n := range nums {
-		if i > 0 {
-			b.WriteByte(':')
-		}
-		b.WriteString(strconv.FormatInt(n, 10))
+	toks := []any{kind}
+	for _, n := range nums {
+		toks = append(toks, strconv.FormatInt(n, 10))
 	}
-	return Policy{enc: b.String(), name: l.String()}
+	return Policy{toks: toks, name: l.String()}
 }
 
 func tree(op, sep string, ps []Policy) (Policy, error) {
@@ -220,15 +216,15 @@ func tree(op, sep string, ps []Policy) (Policy, error) {
 	case 1:
 		return ps[0], valid(ps[0])
 	}
-	encs, names := []string{op + strconv.Itoa(len(ps))}, make([]string, len(ps))
-	t := Policy{}
+	t := Policy{toks: []any{op, strconv.Itoa(len(ps))}}
+	names := make([]string, len(ps))
 	for i, p := range ps {
 		if err := valid(p); err != nil {
 			return Policy{}, err
 		}
-		encs = append(encs, p.enc)
+		t.toks = append(t.toks, p.toks...)
 		names[i] = p.name
-		if p.deep > 0 || strings.Contains(p.name, " | ") {
+		if p.deep > 0 {
 			names[i] = "(" + p.name + ")"
 		}
 		t.deep = max(t.deep, p.deep+1)
@@ -236,12 +232,12 @@ func tree(op, sep string, ps []Policy) (Policy, error) {
 	if t.deep > maxDepth {
 		return Policy{}, &numerus.ParamError{Param: "policies", Problem: "are nested too deeply"}
 	}
-	t.enc, t.name = strings.Join(encs, " "), strings.Join(names, sep)
+	t.name = strings.Join(names, sep)
 	return t, nil
 }
 
 func valid(p Policy) error {
-	if p.enc == "" {
+	if p.toks == nil {
 		return &numerus.ParamError{Param: "policy", Problem: "is the zero Policy"}
 	}
 	return nil

@@ -17,19 +17,19 @@ func TestEncoding(t *testing.T) {
 		p    redisstore.Policy
 		want string
 	}{
-		{numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 5)), "g1:100000:5"},
-		{numerus.Must(redisstore.GCRA(numerus.Per(20, 2*time.Second), 5)), "g1:100000:5"},
-		{numerus.Must(redisstore.TokenBucket(7, numerus.Per(3, time.Second))), "t3:1000000:7"},
-		{numerus.Must(redisstore.LeakyBucket(7, numerus.Every(1500*time.Microsecond))), "l1:1500:7"},
-		{numerus.Must(redisstore.FiniteBucket(9)), "f9"},
-		{numerus.Must(redisstore.FixedWindow(time.Second, 4, t0.Add(250*time.Millisecond))), "w1000000:4:250000"},
-		{numerus.Must(redisstore.FixedWindow(time.Second, 4, t0.Add(-750*time.Millisecond))), "w1000000:4:250000"},
-		{numerus.Must(redisstore.SlidingWindowCount(time.Minute, 4, t0)), "c60000000:4:0"},
-		{numerus.Must(redisstore.SlidingWindow(time.Second, 4)), "s1000000:4"},
-		{numerus.Must(redisstore.SlidingWindowBucketed(time.Second, 1, 4)), "s1000000:4"},
-		{numerus.Must(redisstore.SlidingWindowBucketed(time.Second, 10, 4)), "b1000000:4:100000"},
-		{numerus.Must(redisstore.AllOf(eachKind[3], numerus.Must(redisstore.AnyOf(eachKind[3], eachKind[3])))), "&2 f3 |2 f3 f3"},
-		{numerus.Must(redisstore.AllOf(eachKind[3])), "f3"},
+		{numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 5)), "g 1 100000 5"},
+		{numerus.Must(redisstore.GCRA(numerus.Per(20, 2*time.Second), 5)), "g 1 100000 5"},
+		{numerus.Must(redisstore.TokenBucket(7, numerus.Per(3, time.Second))), "t 3 1000000 7"},
+		{numerus.Must(redisstore.LeakyBucket(7, numerus.Every(1500*time.Microsecond))), "l 1 1500 7"},
+		{numerus.Must(redisstore.FiniteBucket(9)), "f 9"},
+		{numerus.Must(redisstore.FixedWindow(time.Second, 4, t0.Add(250*time.Millisecond))), "w 1000000 4 250000"},
+		{numerus.Must(redisstore.FixedWindow(time.Second, 4, t0.Add(-750*time.Millisecond))), "w 1000000 4 250000"},
+		{numerus.Must(redisstore.SlidingWindowCount(time.Minute, 4, t0)), "c 60000000 4 0"},
+		{numerus.Must(redisstore.SlidingWindow(time.Second, 4)), "s 1000000 4"},
+		{numerus.Must(redisstore.SlidingWindowBucketed(time.Second, 1, 4)), "s 1000000 4"},
+		{numerus.Must(redisstore.SlidingWindowBucketed(time.Second, 10, 4)), "b 1000000 4 100000"},
+		{numerus.Must(redisstore.AllOf(eachKind[3], numerus.Must(redisstore.AnyOf(eachKind[3], eachKind[3])))), "& 2 f 3 | 2 f 3 f 3"},
+		{numerus.Must(redisstore.AllOf(eachKind[3])), "f 3"},
 	} {
 		require.Equal(t, tc.want, redisstore.Encoding(tc.p), tc.p.String())
 	}

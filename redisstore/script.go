@@ -57,7 +57,8 @@ func (s *Store) request(op string, p Policy, subject string, cost int64) (reques
 		when, r.at = strconv.FormatInt(t.UnixMicro(), 10), t.UnixNano()
 	}
 	// Every capacity is below 2^53, so a larger cost is refused as Never all the same.
-	r.args = []any{op, strconv.FormatInt(min(cost, maxExact), 10), when, p.enc, s.minTTL}
+	r.args = append(make([]any, 0, 4+len(p.toks)), op, strconv.FormatInt(min(cost, maxExact), 10), when, s.minTTL)
+	r.args = append(r.args, p.toks...)
 	return r, nil
 }
 

@@ -1,7 +1,13 @@
 package redisstore_test
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,24 +19,80 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// acquireTTL runs Acquire and reads the key's PTTL in one MULTI/EXEC, so that both see the same
-// server time and the PTTL is exactly the TTL the script set.
-func acquireTTL(t *testing.T, s *redisstore.Store, c *redis.Client, p redisstore.Policy, subject string, cost int64) (redisstore.Decision, time.Duration) {
-	t.Helper()
-	ctx := context.Background()
-	tx := c.TxPipeline()
-	pending := s.QueueAcquire(ctx, tx, p, subject, cost)
-	ttl := tx.PTTL(ctx, s.Key(subject))
-	_, err := tx.Exec(ctx)
-	require.NoError(t, err)
-	d, err := pending.Decision(ctx)
-	require.NoError(t, err)
-	return d, ttl.Val()
+// monitor reads, on a connection of its own, the commands the server runs (scripts' included).
+type monitor struct {
+	conn net.Conn
+	r    *bufio.Reader
 }
 
-// TestTTL checks the key's TTL after writes: the time until the subject is full again, rounded up
-// to the millisecond and at least 1ms; never absent (-1). Refusals and peeks leave it alone, an
-// expired key is a fresh one, and a spent finite bucket keeps its key for centuries.
+func watch(t *testing.T, o *redis.Options) *monitor {
+	t.Helper()
+	conn, err := net.Dial("tcp", o.Addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+	m := &monitor{conn: conn, r: bufio.NewReader(conn)}
+	if o.Password != "" {
+		auth := []string{"AUTH", o.Password}
+		if o.Username != "" {
+			auth = []string{"AUTH", o.Username, o.Password}
+		}
+		m.send(auth...)
+		_, err = m.r.ReadString('\n')
+		require.NoError(t, err)
+	}
+	m.send("MONITOR")
+	line, err := m.r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "+OK\r\n", line)
+	return m
+}
+
+// send writes a command in RESP.
+func (m *monitor) send(args ...string) {
+	fmt.Fprintf(m.conn, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(m.conn, "$%d\r\n%s\r\n", len(a), a)
+	}
+}
+
+var quoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+
+// next returns the arguments of the next command named name that the server runs.
+func (m *monitor) next(t *testing.T, name string) []string {
+	t.Helper()
+	for {
+		line, err := m.r.ReadString('\n')
+		require.NoError(t, err)
+		var args []string
+		for _, q := range quoted.FindAllStringSubmatch(line, -1) {
+			args = append(args, q[1])
+		}
+		if len(args) > 0 && strings.EqualFold(args[0], name) {
+			return args[1:]
+		}
+	}
+}
+
+// acquireTTL runs Acquire and returns its decision, the TTL the script set (read from the
+// server's MONITOR stream, as the PEXPIRE argument) and the key's PTTL read just after.
+func acquireTTL(t *testing.T, s *redisstore.Store, c *redis.Client, p redisstore.Policy, subject string, cost int64) (redisstore.Decision, time.Duration, time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	m := watch(t, c.Options())
+	d, err := s.Acquire(ctx, p, subject, cost)
+	require.NoError(t, err)
+	args := m.next(t, "pexpire")
+	require.Equal(t, s.Key(subject), args[0])
+	ms, err := strconv.ParseInt(args[1], 10, 64)
+	require.NoError(t, err)
+	return d, time.Duration(ms) * time.Millisecond, c.PTTL(ctx, s.Key(subject)).Val()
+}
+
+// TestTTL checks the TTL the script sets on every write: the time until the subject is full
+// again, rounded up to the millisecond and at least 1ms; the key never lacks one. Refusals and
+// peeks leave it alone, an expired key is a fresh one, and a spent finite bucket keeps its key for
+// centuries.
 func TestTTL(t *testing.T) {
 	srv := redistest.Start(t)
 	c, clk := srv.Client(t), newClock(t0)
@@ -58,24 +120,28 @@ func TestTTL(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clk.set(t0)
-			d, ttl := acquireTTL(t, s, c, tc.policy, tc.name, tc.cost)
+			d, ttl, pttl := acquireTTL(t, s, c, tc.policy, tc.name, tc.cost)
 			require.True(t, d.Allowed)
 			require.Equal(t, redisstore.WaitFor(tc.full), d.ResetAfter)
 			require.Equal(t, tc.ttl, ttl)
+			require.LessOrEqual(t, pttl, ttl)
+			require.NotEqual(t, time.Duration(-1), pttl, "a key without TTL") // -2: gone already
 		})
 	}
 
 	t.Run("refusals and peeks keep the TTL", func(t *testing.T) {
 		p := numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 1))
 		clk.set(t0)
-		_, ttl := acquireTTL(t, s, c, p, "kept", 1)
+		_, ttl, _ := acquireTTL(t, s, c, p, "kept", 1)
 		require.Equal(t, 100*time.Millisecond, ttl)
 		clk.set(t0.Add(50 * time.Millisecond))
-		d, ttl := acquireTTL(t, s, c, p, "kept", 1)
+		d, err := s.Acquire(ctx, p, "kept", 1)
+		require.NoError(t, err)
 		require.False(t, d.Allowed)
-		require.Positive(t, ttl)
-		require.LessOrEqual(t, ttl, 100*time.Millisecond)
-		_, err := s.Peek(ctx, p, "kept")
+		pttl := c.PTTL(ctx, s.Key("kept")).Val()
+		require.Positive(t, pttl)
+		require.LessOrEqual(t, pttl, 100*time.Millisecond)
+		_, err = s.Peek(ctx, p, "kept")
 		require.NoError(t, err)
 		require.Positive(t, c.PTTL(ctx, s.Key("kept")).Val())
 	})
@@ -96,7 +162,7 @@ func TestTTL(t *testing.T) {
 
 	t.Run("a spent finite bucket", func(t *testing.T) {
 		clk.set(t0)
-		d, ttl := acquireTTL(t, s, c, eachKind[3], "finite", 1)
+		d, ttl, _ := acquireTTL(t, s, c, eachKind[3], "finite", 1)
 		require.True(t, d.ResetAfter.IsNever())
 		require.Greater(t, ttl, 200*365*24*time.Hour)
 	})
