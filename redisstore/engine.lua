@@ -413,15 +413,22 @@ if hasLog then
   end
 
   -- expire returns the head, base and count of a log's live entries at at: the entries more than
-  -- a width old are dropped, found by binary search.
+  -- a width old are dropped, found by galloping from the head then bisecting, so dropping k of
+  -- them reads O(log k) fields.
   expire = function(l, st, at)
     if st.t == st.h then return st.h, st.base, 0 end
     local cut = at - l.W
     if st.nat <= cut then return st.t, max(st.base, st.ncum), 0 end
     local lo, hi = st.h, st.t - 1
-    while lo < hi do
-      local mid = floor((lo + hi) / 2)
-      if entry(l, st, mid) > cut then hi = mid else lo = mid + 1 end
+    if entry(l, st, lo) <= cut then -- some expired: gallop from the head, then bisect
+      local step = 1
+      while lo + step < hi and entry(l, st, lo + step) <= cut do lo, step = lo + step, step * 2 end
+      hi = min(hi, lo + step)
+      lo = lo + 1
+      while lo < hi do
+        local mid = floor((lo + hi) / 2)
+        if entry(l, st, mid) > cut then hi = mid else lo = mid + 1 end
+      end
     end
     local base = st.base
     if lo > st.h then base = max(base, select(2, entry(l, st, lo - 1))) end
