@@ -12,7 +12,9 @@ import (
 // Policy is a limiter policy the store's script can run: one of the eight numerus algorithms, or
 // an And/Or tree of them. Its constructors take the parameters of the numerus constructors of the
 // same name, validate them as those do, and also reject what the script cannot keep exact in
-// integer microseconds (see [Store]). A Policy is an immutable value, safe for concurrent use.
+// integer microseconds (see Exact arithmetic in the package documentation). A Policy is an
+// immutable value, safe for concurrent use. It stands in for the typed package's policies until
+// the store is wired to the keyed limiter.
 //
 // The zero Policy is invalid: a store given it returns an error matching
 // numerus.ErrInvalidArgument.

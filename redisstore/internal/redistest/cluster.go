@@ -97,8 +97,17 @@ func (c *Cluster) wait(t testing.TB) {
 			if err != nil || !strings.Contains(info, "cluster_state:ok") {
 				return false
 			}
-			shards, err := cl.ClusterSlots(ctx).Result()
-			return err == nil && len(shards) == len(c.Nodes)
+			shards, err := cl.ClusterShards(ctx).Result()
+			if err != nil {
+				return false
+			}
+			owners := 0
+			for _, sh := range shards {
+				if len(sh.Slots) > 0 {
+					owners++
+				}
+			}
+			return owners == len(c.Nodes)
 		})
 		_ = cl.Close()
 	}
