@@ -2,7 +2,9 @@ package redistest_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -49,5 +51,59 @@ func TestClusterByHand(t *testing.T) {
 		return m.Ping(ctx).Err()
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// recorder is a testing.TB that records how a test would end instead of ending it.
+type recorder struct {
+	testing.TB
+	ended string
+}
+
+type stopped struct{}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Skipf(format string, args ...any) {
+	r.ended = "skip: " + fmt.Sprintf(format, args...)
+	panic(stopped{})
+}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.ended = "fail: " + fmt.Sprintf(format, args...)
+	panic(stopped{})
+}
+
+func (r *recorder) run(f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(stopped); !ok {
+				panic(p)
+			}
+		}
+	}()
+	f()
+}
+
+// TestUnavailable: with neither redis-server on PATH nor REDIS_URL, a test skips and says why,
+// unless NUMERUS_REQUIRE_REDIS=1 makes it fail.
+func TestUnavailable(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("REDIS_URL", "")
+	for require, want := range map[string]string{
+		"":  "skip: skipping: redis-server is not on PATH and REDIS_URL is not set",
+		"1": "fail: redis required (NUMERUS_REQUIRE_REDIS=1) but redis-server is not on PATH",
+	} {
+		t.Setenv("NUMERUS_REQUIRE_REDIS", require)
+		for name, start := range map[string]func(testing.TB){
+			"Start":        func(tb testing.TB) { redistest.Start(tb) },
+			"StartCluster": func(tb testing.TB) { redistest.StartCluster(tb) },
+		} {
+			r := &recorder{TB: t}
+			r.run(func() { start(r) })
+			if !strings.HasPrefix(r.ended, want) {
+				t.Errorf("%s with NUMERUS_REQUIRE_REDIS=%q ended with %q, want %q", name, require, r.ended, want)
+			}
+		}
 	}
 }
