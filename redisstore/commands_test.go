@@ -129,7 +129,7 @@ func TestScriptFlush(t *testing.T) {
 	srv := redistest.Start(t)
 	c, hook := srv.Client(t), &sent{}
 	c.AddHook(hook)
-	s := store(t, c, newClock(t0))
+	s := store(t, c, newClock(t0), redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	p := eachKind[0]
 	for i := range 3 {

@@ -77,7 +77,7 @@ func TestDeadline(t *testing.T) {
 func TestCorruptState(t *testing.T) {
 	srv := redistest.Start(t)
 	c, clk := srv.Client(t), newClock(t0)
-	s := store(t, c, clk)
+	s := store(t, c, clk, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	gcra, token, window := eachKind[0], eachKind[1], eachKind[4]
 	sliding := numerus.Must(redisstore.SlidingWindow(time.Hour, 10))

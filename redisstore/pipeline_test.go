@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -71,7 +72,7 @@ func TestBatchInvalid(t *testing.T) {
 func TestQueue(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
-	s := store(t, c, newClock(t0))
+	s := store(t, c, newClock(t0), redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	p := eachKind[0]
 	_, err := s.Peek(ctx, p, "load the script")

@@ -15,7 +15,7 @@ import (
 func TestAcquireGCRA(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClock(t0)
-	s := store(t, srv.Client(t), c)
+	s := store(t, srv.Client(t), c, redisstore.WithMinTTL(time.Hour)) // time stands still
 	ctx := context.Background()
 	p := numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 3))
 	for i := range 3 {
@@ -54,4 +54,58 @@ func TestDeepestTree(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, d.Allowed)
 	require.Equal(t, int64(2), d.Remaining)
+}
+
+// TestClockBack: instants before the latest one a subject admitted count as that one, so a clock
+// that steps back, or repeats an instant, credits nothing.
+func TestClockBack(t *testing.T) {
+	c := newClock(t0.Add(10 * time.Second))
+	s := store(t, redistest.Start(t).Client(t), c, redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	for _, p := range append([]redisstore.Policy{mustTree(eachKind[1], eachKind[6])}, eachKind...) {
+		subject := p.String()
+		admitted := 0
+		for back := range 50 {
+			c.set(t0.Add(10*time.Second - time.Duration(back)*200*time.Millisecond))
+			d, err := s.Acquire(ctx, p, subject, 1)
+			require.NoError(t, err)
+			if d.Allowed {
+				admitted++
+			}
+		}
+		require.Equal(t, 3, admitted, p.String())
+	}
+}
+
+// TestRetryIsTight: after a refusal, the same check is refused 1µs before the answer and admitted
+// at it.
+func TestRetryIsTight(t *testing.T) {
+	c := newClock(t0)
+	s := store(t, redistest.Start(t).Client(t), c, redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	for _, p := range append([]redisstore.Policy{mustTree(eachKind[1], eachKind[6]),
+		numerus.Must(redisstore.AnyOf(eachKind[4], eachKind[5]))}, eachKind...) {
+		subject := p.String()
+		c.set(t0.Add(123456 * time.Microsecond))
+		var d redisstore.Decision
+		for d.Allowed = true; d.Allowed; {
+			var err error
+			d, err = s.Acquire(ctx, p, subject, 2)
+			require.NoError(t, err)
+		}
+		wait, ok := d.RetryAfter.Duration()
+		if !ok {
+			require.Equal(t, "finite 3", p.String())
+			continue
+		}
+		at := c.now()
+		c.set(at.Add(wait - time.Microsecond))
+		early, err := s.Acquire(ctx, p, subject, 2)
+		require.NoError(t, err)
+		require.False(t, early.Allowed, "%s: admitted 1µs before the answer", p)
+		c.set(at.Add(wait))
+		d, err = s.Acquire(ctx, p, subject, 2)
+		require.NoError(t, err)
+		require.True(t, d.Allowed, "%s: refused at the answer", p)
+	}
 }
