@@ -1,0 +1,589 @@
+-- numerus redisstore engine: one subject's policy tree, kept in one hash, in integer microseconds.
+-- It mirrors internal/kernel (which counts nanoseconds) step for step; every number stays an exact
+-- integer at or below 2^53, which the Go side guarantees by validating the policy first.
+--
+-- KEYS[1] the subject's hash.
+-- ARGV    op ('a' acquire, 'p' peek, 'r' reset), cost, caller time in µs ('' = server TIME), the
+--         least TTL in ms, then the policy's tokens: '&' or '|' and a child count before the
+--         children, or a kind letter and its numbers (see policy.go), in prefix order.
+-- Reply   {allowed, remaining, limit, retry instant, full instant, now}; -1 stands for never.
+-- Hash    p = the policy's tokens joined by spaces; "<i>" = the state of leaf i (numbers joined by
+--         spaces); "<i>.<n>" = entry n of log leaf i ("at cum").
+--
+-- The script runs in full on every call, so it defines few functions: kinds are told apart with
+-- if-chains, and the code only a policy change needs is defined on that path.
+
+local key, op = KEYS[1], ARGV[1]
+if op == 'r' then
+  redis.call('DEL', key)
+  return 1
+end
+
+local NEVER = math.huge
+local MAXI = 2 ^ 53   -- no number may exceed it
+local FIRST = 5       -- ARGV index of the policy's first token
+local fmod, floor, min, max, tonumber = math.fmod, math.floor, math.min, math.max, tonumber
+local format, match = string.format, string.match
+
+local function corrupt(what)
+  error({ err = 'NUMERUS_CORRUPT ' .. key .. ': ' .. what })
+end
+
+local function fdiv(a, b) return (a - fmod(a, b)) / b end
+
+local function cdiv(a, b)
+  local r = fmod(a, b)
+  local q = (a - r) / b
+  if r > 0 then q = q + 1 end
+  return q
+end
+
+-- offset returns the position of at within its period of length w aligned on origin, in [0, w).
+local function offset(at, origin, w)
+  local m = fmod(at - origin, w)
+  if m < 0 then m = m + w end
+  return m
+end
+
+local function int(x, lo, hi) return x ~= nil and x == floor(x) and x >= lo and x <= hi end
+
+-- Policies. A leaf is {k, i, size} and its kind's numbers: buckets (g gcra, t token, l leaky)
+-- have the reduced rate N per P µs, full = size·P; windows (w fixed, c counter) have width W and
+-- origin O; logs (s sliding, b buckets) have width W and quantum Q. f is the finite bucket.
+
+local function leafOf(k, i, a, b, c)
+  local l = { a, b, c, k = k, i = i, N = 0, P = 0, size = 0, full = 0, W = 0, O = 0, Q = 1 }
+  if k == 'g' or k == 't' or k == 'l' then
+    l.N, l.P, l.size, l.full = a, b, c, c * b
+    if a < 1 or b < 1 or c < 1 or l.full + a > MAXI then return nil end
+  elseif k == 'f' then
+    l.size = a
+    if a < 1 then return nil end
+  elseif k == 'w' or k == 'c' then
+    l.W, l.size, l.O = a, b, c
+    if a < 1 or b < 1 or c >= a or (k == 'c' and b * a > MAXI) then return nil end
+  else
+    l.W, l.size, l.Q = a, b, c or 1
+    if a < 1 or b < 1 or l.Q < 1 or fmod(a, l.Q) ~= 0 then return nil end
+  end
+  return l
+end
+
+-- node reads the policy node at toks[i]: it returns the node and the index after it, or nil.
+local function node(toks, i, leaves, depth)
+  local k = toks[i]
+  if k == '&' or k == '|' then
+    local n, j = tonumber(toks[i + 1]), i + 2
+    if depth >= 32 or not int(n, 1, 1000) then return nil end
+    local nd = { k = k, c = {} }
+    for c = 1, n do
+      nd.c[c], j = node(toks, j, leaves, depth + 1)
+      if not j then return nil end
+    end
+    return nd, j
+  end
+  local m = 3
+  if k == 'f' then
+    m = 1
+  elseif k == 's' then
+    m = 2
+  elseif not (k == 'g' or k == 't' or k == 'l' or k == 'w' or k == 'c' or k == 'b') then
+    return nil
+  end
+  local a, b, c = tonumber(toks[i + 1]), tonumber(toks[i + 2]), tonumber(toks[i + 3])
+  if not (int(a, 0, MAXI) and (m < 2 or int(b, 0, MAXI)) and (m < 3 or int(c, 0, MAXI))) then return nil end
+  if m < 3 then c = nil end
+  if m < 2 then b = nil end
+  local l = leafOf(k, #leaves + 1, a, b, c)
+  if not l then return nil end
+  leaves[l.i] = l
+  return l, i + m + 1
+end
+
+local function parse(toks, first)
+  local leaves = {}
+  local root, j = node(toks, first, leaves, 0)
+  if not j or toks[j] ~= nil then return nil end
+  return root, leaves
+end
+
+-- States: one table per leaf. Every kind but f keeps last, the latest instant it admitted; a log
+-- keeps head h and tail t indexes, the cumulative count before its head, and its newest entry
+-- (index t-1) inline as nat and ncum; older entries are fields, or in mem for a state built in
+-- memory, or in pushed for the one a debit just pushed.
+
+local function load(l, s)
+  if type(s) ~= 'string' then return nil end
+  local k, st = l.k, nil
+  if k == 'g' then
+    local q, r, last = match(s, '^(%d+) (%d+) (%d+)$')
+    st = { q = tonumber(q), r = tonumber(r), last = tonumber(last) }
+    if not (int(st.q, 0, MAXI) and int(st.r, 0, l.N - 1) and int(st.last, 0, MAXI)) then return nil end
+    local d, lq = st.q - st.last, fdiv(l.full, l.N)
+    if d > lq or (d == lq and st.r > fmod(l.full, l.N)) then return nil end
+  elseif k == 't' or k == 'l' then
+    local a, last = match(s, '^(%d+) (%d+)$')
+    st = { a = tonumber(a), last = tonumber(last) }
+    if not (int(st.a, 0, l.full) and int(st.last, 0, MAXI)) then return nil end
+  elseif k == 'f' then
+    st = { a = tonumber(match(s, '^(%d+)$')), last = 0 }
+    if not int(st.a, 0, l.size) then return nil end
+  elseif k == 'w' or k == 'c' then
+    local a, p, c, last = match(s, '^(%-?%d+) (%d+) (%d+) (%d+)$')
+    st = { s = tonumber(a), p = tonumber(p), c = tonumber(c), last = tonumber(last) }
+    if not (int(st.s, -MAXI, MAXI) and int(st.p, 0, l.size) and int(st.c, 0, l.size) and int(st.last, 0, MAXI)) or
+        (k == 'w' and st.p ~= 0) or
+        (st.p + st.c > 0 and (offset(st.s, l.O, l.W) ~= 0 or st.s > st.last)) then
+      return nil
+    end
+  else
+    local h, t, base, last, nat, ncum = match(s, '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+)$')
+    st = { h = tonumber(h), t = tonumber(t), base = tonumber(base), last = tonumber(last), nat = tonumber(nat),
+      ncum = tonumber(ncum) }
+    if not (int(st.h, 0, MAXI) and int(st.t, st.h, MAXI) and int(st.base, 0, MAXI) and int(st.last, 0, MAXI) and
+          int(st.ncum, st.base, st.base + l.size) and int(st.nat, 0, st.last)) then
+      return nil
+    end
+  end
+  return st
+end
+
+local function dump(l, st)
+  local k = l.k
+  if k == 'g' then return format('%.0f %.0f %.0f', st.q, st.r, st.last) end
+  if k == 't' or k == 'l' then return format('%.0f %.0f', st.a, st.last) end
+  if k == 'f' then return format('%.0f', st.a) end
+  if k == 'w' or k == 'c' then return format('%.0f %.0f %.0f %.0f', st.s, st.p, st.c, st.last) end
+  return format('%.0f %.0f %.0f %.0f %.0f %.0f', st.h, st.t, st.base, st.last, st.nat, st.ncum)
+end
+
+-- fresh returns the state of a leaf nobody has debited: buckets full, windows and logs empty.
+local function fresh(l)
+  local k = l.k
+  if k == 'g' then return { q = 0, r = 0, last = 0 } end
+  if k == 't' then return { a = l.full, last = 0 } end
+  if k == 'l' then return { a = 0, last = 0 } end
+  if k == 'f' then return { a = l.size, last = 0 } end
+  if k == 'w' or k == 'c' then return { s = 0, p = 0, c = 0, last = 0 } end
+  return { h = 0, t = 0, base = 0, last = 0, nat = 0, ncum = 0 }
+end
+
+-- Logs (see the states above): their helpers are defined in the main part, only for a policy that
+-- has a log.
+local cache, entry, expire
+
+-- Leaves: debit and status mirror the kernel's Debit and Status of each kind.
+
+-- decayed returns the least elapsed e in [0, W] with weight·(W−e) ≤ room·W (sliding counter).
+local function decayed(W, weight, room)
+  if weight == 0 or room >= weight then return 0 end
+  return W - fdiv(room * W, weight)
+end
+
+local function debit(l, st, at, cost)
+  local k = l.k
+  if k == 'f' then
+    if cost > st.a then return false, NEVER end
+    return true, at, { a = st.a - cost, last = 0 }
+  end
+  if cost > l.size then return false, NEVER end
+  at = max(at, st.last)
+  if k == 'g' then
+    local N, bq, br = l.N, st.q, st.r
+    if not (bq > at or (bq == at and br > 0)) then bq, br = at, 0 end
+    local s = cost * l.P
+    local t = br + fmod(s, N)
+    local q, r = bq + fdiv(s, N) + fdiv(t, N), fmod(t, N)
+    local d, lq = q - at, fdiv(l.full, N)
+    if d < lq or (d == lq and r <= fmod(l.full, N)) then return true, at, { q = q, r = r, last = at } end
+    local back = (l.size - cost) * l.P
+    q, r = st.q - fdiv(back, N), st.r - fmod(back, N)
+    if r < 0 then q, r = q - 1, r + N end
+    if r > 0 then q = q + 1 end
+    return false, q
+  elseif k == 't' then
+    local el, lim = at - st.last, l.full - st.a
+    local have, want = l.full, cost * l.P
+    if el < cdiv(lim, l.N) then have = st.a + el * l.N end
+    if have >= want then return true, at, { a = have - want, last = at } end
+    return false, at + cdiv(want - have, l.N)
+  elseif k == 'l' then
+    local el, lvl = at - st.last, 0
+    if el < cdiv(st.a, l.N) then lvl = st.a - el * l.N end
+    local over = lvl + cost * l.P - l.full
+    if over > 0 then return false, at + cdiv(over, l.N) end
+    return true, at, { a = lvl + cost * l.P, last = at }
+  elseif k == 'w' or k == 'c' then
+    local s = at - offset(at, l.O, l.W)
+    local prev, cur = 0, 0
+    if s == st.s then
+      prev, cur = st.p, st.c
+    elseif k == 'c' and st.s < s and s - st.s == l.W then
+      prev = st.c
+    end
+    local room = l.size - cur - cost
+    if k == 'w' then
+      if room < 0 then return false, s + l.W end
+      return true, at, { s = s, p = 0, c = cur + cost, last = at }
+    end
+    if room >= 0 and prev * (l.W - (at - s)) <= room * l.W then
+      return true, at, { s = s, p = prev, c = cur + cost, last = at }
+    end
+    if room >= 0 then
+      local e = decayed(l.W, prev, room)
+      if e < l.W then return false, s + e end
+    end
+    return false, s + l.W + decayed(l.W, cur, l.size - cost)
+  end
+  local h, base, count = expire(l, st, at)
+  local over = count + cost - l.size
+  if over > 0 then
+    local lo, hi = h, st.t - 1
+    while lo < hi do
+      local mid = floor((lo + hi) / 2)
+      if select(2, entry(l, st, mid)) - base >= over then hi = mid else lo = mid + 1 end
+    end
+    return false, entry(l, st, lo) + l.W
+  end
+  local q = at - offset(at, 0, l.Q)
+  local n = { h = h, t = st.t, base = base, last = at, nat = st.nat, ncum = st.ncum, mem = st.mem }
+  if count == 0 then
+    n.h, n.t, n.base, n.nat, n.ncum = st.t, st.t + 1, 0, q, cost
+  elseif q == st.nat then
+    n.ncum = st.ncum + cost
+  else
+    n.t, n.nat, n.ncum, n.pushed = st.t + 1, q, st.ncum + cost, { st.nat, st.ncum }
+  end
+  return true, at, n
+end
+
+-- status returns a leaf's limit, its whole tokens left and the instant it is full again.
+local function status(l, st, at)
+  local k = l.k
+  if k == 'f' then
+    if st.a == l.size then return l.size, st.a, at end
+    return l.size, st.a, NEVER
+  end
+  at = max(at, st.last)
+  if k == 'g' then
+    if not (st.q > at or (st.q == at and st.r > 0)) then return l.size, l.size, at end
+    local full = st.q
+    if st.r > 0 then full = full + 1 end
+    return l.size, l.size - cdiv((st.q - at) * l.N + st.r, l.P), full
+  elseif k == 't' then
+    local have = l.full
+    if at - st.last < cdiv(l.full - st.a, l.N) then have = st.a + (at - st.last) * l.N end
+    return l.size, fdiv(have, l.P), at + cdiv(l.full - have, l.N)
+  elseif k == 'l' then
+    local lvl = 0
+    if at - st.last < cdiv(st.a, l.N) then lvl = st.a - (at - st.last) * l.N end
+    return l.size, fdiv(l.full - lvl, l.P), at + cdiv(lvl, l.N)
+  elseif k == 'w' or k == 'c' then
+    local s = at - offset(at, l.O, l.W)
+    local prev, cur = 0, 0
+    if s == st.s then
+      prev, cur = st.p, st.c
+    elseif k == 'c' and st.s < s and s - st.s == l.W then
+      prev = st.c
+    end
+    local left, full = l.size - cur, at
+    if k == 'c' then
+      left = (l.size - cur) * l.W - prev * (l.W - (at - s))
+      if left > 0 then left = fdiv(left, l.W) else left = 0 end
+      if cur > 0 then full = s + 2 * l.W elseif prev > 0 then full = s + l.W end
+    elseif cur > 0 then
+      full = s + l.W
+    end
+    return l.size, left, full
+  end
+  local _, _, count = expire(l, st, at)
+  local full = at
+  if count > 0 then full = st.nat + l.W end
+  return l.size, l.size - count, full
+end
+
+-- Trees: their helpers are defined in the main part, only for a policy that is one.
+local tdebit, tstatus
+
+local function loadAll(leaves, vals)
+  local S = {}
+  for i, l in ipairs(leaves) do
+    S[i] = load(l, vals[i + 1])
+    if not S[i] then corrupt('state of leaf ' .. i) end
+  end
+  return S
+end
+
+local function fields(leaves)
+  local f = { 'p' }
+  for i = 1, #leaves do f[i + 1] = tostring(i) end
+  return f
+end
+
+-- convert carries the states S0 kept under an old policy over to a new one, at the latest of now
+-- and every instant they hold. A leaf identical to the old one at its place (the trees having the
+-- same shape) keeps its state; any other leaf starts with the lesser of its capacity and what the
+-- old leaf at its place had left (the old tree's remaining, when the shapes differ). So nothing is
+-- minted: a larger capacity does not refill, and alternating policies never gives back more than
+-- was left. It is defined on the only path that needs it.
+local function convert(old, root, leaves, now)
+  local toks = {}
+  for w in string.gmatch(old, '%S+') do toks[#toks + 1] = w end
+  local root0, leaves0 = parse(toks, 1)
+  if not root0 then corrupt('unreadable policy') end
+  local S0 = loadAll(leaves0, redis.call('HMGET', key, unpack(fields(leaves0))))
+  local function shape(nd)
+    if nd.i then return '.' end
+    local s = nd.k .. #nd.c
+    for _, c in ipairs(nd.c) do s = s .. ' ' .. shape(c) end
+    return s
+  end
+  local at = now
+  for i in ipairs(leaves0) do at = max(at, S0[i].last) end
+  local rem
+  if shape(root0) ~= shape(root) then rem = select(2, tstatus(root0, S0, at)) end
+  local S = {}
+  for i, l in ipairs(leaves) do
+    local lo, so, r = leaves0[i], S0[i], rem
+    if not r then
+      if lo.k == l.k and lo[1] == l[1] and lo[2] == l[2] and lo[3] == l[3] then
+        S[i] = so
+        if so.ncum then -- a log: the hash is rewritten, so its entries move to memory
+          S[i] = { h = so.h, t = so.t, base = so.base, last = so.last, nat = so.nat, ncum = so.ncum, mem = {} }
+          for n = so.h, so.t - 2 do S[i].mem[n] = { entry(l, so, n) } end
+        end
+      else
+        r = select(2, status(lo, so, at))
+      end
+    end
+    if r then -- a fresh leaf charged what the carried balance leaves out of its capacity
+      local st, used = fresh(l), l.size - max(0, min(r, l.size))
+      if used > 0 then st = select(3, debit(l, st, at, used)) end
+      if l.k ~= 'f' then st.last = at end
+      if st.ncum then st.mem = {} end
+      S[i] = st
+    end
+  end
+  return S
+end
+
+-- Main.
+
+local cost, now, ttl = tonumber(ARGV[2]), nil, tonumber(ARGV[4])
+if ARGV[3] == '' then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+else
+  now = tonumber(ARGV[3])
+end
+local root, leaves = parse(ARGV, FIRST)
+if not root or not int(cost, 1, MAXI) or not int(now, 0, MAXI) or not int(ttl, 1, MAXI) then
+  return redis.error_reply('NUMERUS_ARGS bad arguments for ' .. key)
+end
+local pol = table.concat(ARGV, ' ', FIRST)
+local vals
+if root.i then
+  vals = redis.pcall('HMGET', key, 'p', '1')
+else
+  vals = redis.pcall('HMGET', key, unpack(fields(leaves)))
+end
+if vals.err then corrupt('not a hash: ' .. vals.err) end
+
+-- A log's helpers, and a tree's, are defined only when needed: a policy change needs both.
+local changed = vals[1] and vals[1] ~= pol
+local hasLog = changed
+for _, l in ipairs(leaves) do hasLog = hasLog or l.k == 's' or l.k == 'b' end
+if hasLog then
+  cache = {}
+
+  entry = function(l, st, n)
+    if n == st.t - 1 then return st.nat, st.ncum end
+    if st.pushed and n == st.t - 2 then return st.pushed[1], st.pushed[2] end
+    if st.mem then return st.mem[n][1], st.mem[n][2] end
+    local f = l.i .. '.' .. format('%.0f', n)
+    local e = cache[f]
+    if not e then
+      local s = redis.call('HGET', key, f)
+      local a, c = match(type(s) == 'string' and s or '', '^(%d+) (%d+)$')
+      e = { tonumber(a), tonumber(c) }
+      if not (int(e[1], 0, st.nat) and int(e[2], 0, st.ncum)) then corrupt('log entry ' .. f) end
+      cache[f] = e
+    end
+    return e[1], e[2]
+  end
+
+  -- expire returns the head, base and count of a log's live entries at at: the entries more than
+  -- a width old are dropped, found by galloping from the head then bisecting, so dropping k of
+  -- them reads O(log k) fields.
+  expire = function(l, st, at)
+    if st.t == st.h then return st.h, st.base, 0 end
+    local cut = at - l.W
+    if st.nat <= cut then return st.t, max(st.base, st.ncum), 0 end
+    local lo, hi = st.h, st.t - 1
+    if entry(l, st, lo) <= cut then -- some expired: gallop from the head, then bisect
+      local step = 1
+      while lo + step < hi and entry(l, st, lo + step) <= cut do lo, step = lo + step, step * 2 end
+      hi = min(hi, lo + step)
+      lo = lo + 1
+      while lo < hi do
+        local mid = floor((lo + hi) / 2)
+        if entry(l, st, mid) > cut then hi = mid else lo = mid + 1 end
+      end
+    end
+    local base = st.base
+    if lo > st.h then base = max(base, select(2, entry(l, st, lo - 1))) end
+    return lo, base, st.ncum - base
+  end
+end
+
+if changed or not root.i then
+  -- tdebit mirrors numerus's DebitN over And and Or: whether the tree admits cost at at, the
+  -- answer (at itself on an admission, as numerus.single answers) and the new states of the
+  -- leaves it charged. An And charges every child or none; an Or, every child that admits.
+
+  -- search moves from on until every child of an And admits cost there, as numerus.allOf does.
+  local search = function(nd, S, from, cost)
+    for _ = 1, 64 do -- numerus.MaxSearch
+      local moved = from
+      for _, c in ipairs(nd.c) do
+        local ok, f = tdebit(c, S, from, cost)
+        if not ok then moved = max(moved, f) end
+      end
+      if moved == NEVER or not (moved > from) then return moved end
+      from = moved
+    end
+    return NEVER
+  end
+
+  tdebit = function(nd, S, at, cost)
+    if nd.i then
+      local ok, from, st = debit(nd, S[nd.i], at, cost)
+      if ok then return true, at, { [nd.i] = st } end
+      return false, from
+    end
+    if nd.k == '&' then
+      local from, ok, changes = at, true, {}
+      for _, c in ipairs(nd.c) do
+        local cok, f, ch = tdebit(c, S, at, cost)
+        if cok then
+          for i, st in pairs(ch) do changes[i] = st end
+        else
+          from, ok = max(from, f), false
+          if from == NEVER then return false, NEVER end
+        end
+      end
+      if ok then return true, at, changes end
+      return false, search(nd, S, from, cost)
+    end
+    local from, changes = NEVER, nil
+    for _, c in ipairs(nd.c) do
+      local cok, f, ch = tdebit(c, S, at, cost)
+      if cok then
+        changes = changes or {}
+        for i, st in pairs(ch) do changes[i] = st end
+      end
+      from = min(from, f)
+    end
+    if changes then return true, at, changes end
+    return false, from
+  end
+
+  -- tstatus mirrors numerus's Status: an And has the least limit and remaining, an Or the most, and
+  -- both are full when every child is.
+  tstatus = function(nd, S, at)
+    if nd.i then return status(nd, S[nd.i], at) end
+    local and_ = nd.k == '&'
+    local lim, rem, full = 0, 0, at
+    if and_ then lim, rem = NEVER, NEVER end
+    for _, c in ipairs(nd.c) do
+      local cl, cr, cf = tstatus(c, S, at)
+      if and_ then lim, rem = min(lim, cl), min(rem, cr) else lim, rem = max(lim, cl), max(rem, cr) end
+      full = max(full, cf)
+    end
+    return lim, rem, full
+  end
+end
+
+local S, all, rewrite
+if not changed and vals[1] then
+  S = loadAll(leaves, vals)
+elseif changed then
+  S, all, rewrite = convert(vals[1], root, leaves, now), true, true
+else
+  if redis.call('EXISTS', key) == 1 then corrupt('no policy field') end
+  S, all = {}, true
+  for i, l in ipairs(leaves) do S[i] = fresh(l) end
+end
+
+local S0, ok, from, changes = S, nil, nil, nil
+if op == 'p' then cost = 1 end
+if root.i then
+  local st
+  ok, from, st = debit(root, S[1], now, cost)
+  if ok then from, changes = now, { st } end
+else
+  ok, from, changes = tdebit(root, S, now, cost)
+end
+if ok and op == 'a' then
+  S = {}
+  for i = 1, #leaves do S[i] = changes[i] or S0[i] end
+end
+local lim, rem, full
+if root.i then lim, rem, full = status(root, S[1], now) else lim, rem, full = tstatus(root, S, now) end
+
+if op == 'a' and (ok or rewrite) then
+  if rewrite then redis.call('DEL', key) end
+  if root.i and not hasLog then -- the common case: one plain leaf
+    if all then
+      redis.call('HSET', key, 'p', pol, '1', dump(root, S[1]))
+    else
+      redis.call('HSET', key, '1', dump(root, S[1]))
+    end
+  else
+    local args, dels = { 'HSET', key }, { 'HDEL', key }
+    if all then args[3], args[4] = 'p', pol end
+    for i, l in ipairs(leaves) do
+      local st = S[i]
+      if all or changes[i] then
+        if st.ncum then -- a log: drop the entries that expired, store the one pushed
+          local o = S0[i]
+          if not rewrite then
+            for n = o.h, min(st.h, o.t - 1) - 1 do dels[#dels + 1] = i .. '.' .. format('%.0f', n) end
+          end
+          if st.base >= 2 ^ 50 and st.t > st.h then -- rebase the cumulative counts
+            local mem = {}
+            for n = st.h, st.t - 2 do
+              local a, c = entry(l, st, n)
+              mem[n] = { a, c - st.base }
+            end
+            st = { h = st.h, t = st.t, base = 0, last = st.last, nat = st.nat, ncum = st.ncum - st.base, mem = mem }
+          end
+          if st.mem then
+            for n = st.h, st.t - 2 do
+              args[#args + 1] = i .. '.' .. format('%.0f', n)
+              args[#args + 1] = format('%.0f %.0f', entry(l, st, n))
+            end
+          elseif st.pushed and st.h <= st.t - 2 then
+            args[#args + 1] = i .. '.' .. format('%.0f', st.t - 2)
+            args[#args + 1] = format('%.0f %.0f', st.pushed[1], st.pushed[2])
+          end
+        end
+        args[#args + 1] = tostring(i)
+        args[#args + 1] = dump(l, st)
+      end
+    end
+    if #dels > 2 then redis.call(unpack(dels)) end
+    for i = 3, #args, 4000 do
+      redis.call('HSET', key, unpack(args, i, min(i + 3999, #args)))
+    end
+  end
+  local until_ = full
+  if full == NEVER then until_ = MAXI - 1 end -- a spent finite bucket: kept until 2255
+  redis.call('PEXPIRE', key, format('%.0f', max(ttl, cdiv(max(0, until_ - now), 1000))))
+end
+
+if from == NEVER then from = -1 end
+if full == NEVER then full = -1 end
+local flag = 0
+if ok then flag = 1 end
+return { flag, rem, lim, from, full, now }
