@@ -45,16 +45,22 @@ type Log struct {
 // FreshLog returns an empty log under p.
 func (p *LogPolicy) FreshLog() Log { return Log{P: p, newest: entry{at: MinInstant}, Last: MinInstant} }
 
-// expire drops the entries that lie a whole Width or more before at; none does while at is less
-// than Width after MinInstant.
+// expire returns l without the entries that lie a whole Width or more before at; none does while
+// at is less than Width after MinInstant.
 func (l Log) expire(at int64) Log {
+	expireIn(&l, at)
+	return l
+}
+
+// expireIn is expire on a copy the caller owns, so that Debit does not copy the log twice.
+func expireIn(l *Log, at int64) {
 	if diff(MinInstant, at) < uint64(l.P.Width) {
-		return l
+		return
 	}
 	cut := at - l.P.Width
 	if l.newest.at <= cut {
 		l.head, l.base = l.tail, l.newest.cum
-		return l
+		return
 	}
 	for l.head < l.tail {
 		e := l.buf.entries[l.head].load()
@@ -64,7 +70,6 @@ func (l Log) expire(at int64) Log {
 		l.base = e.cum
 		l.head++
 	}
-	return l
 }
 
 func (l Log) count() int64 { return l.newest.cum - l.base }
@@ -77,20 +82,24 @@ func (l Log) Debit(at, cost int64) (Log, int64, bool) {
 		return l, Never, false
 	}
 	at = max(at, l.Last)
-	live := l.expire(at)
-	if over := live.count() + cost - p.Limit; over > 0 {
+	live := l
+	expireIn(&live, at)
+	count := live.count()
+	if over := count + cost - p.Limit; over > 0 {
 		return l, Until(live.expiry(over), p.Width), false
 	}
-	q := SubSat(at, floorMod(at, 0, p.Quantum)) // the first sub-window starts at MinInstant here
-	switch {
-	case live.count() == 0:
-		live.head = live.tail
-	case q != live.newest.at:
-		live = live.push(live.newest)
+	q := at
+	if p.Quantum > 1 {
+		q = SubSat(at, floorMod(at, 0, p.Quantum)) // the first sub-window starts at MinInstant here
 	}
-	if q == live.newest.at && live.count() > 0 {
+	switch {
+	case count == 0:
+		live.head = live.tail
+		live.newest = entry{at: q, cum: live.newest.cum + cost}
+	case q == live.newest.at:
 		live.newest.cum += cost
-	} else {
+	default:
+		pushIn(&live, live.newest)
 		live.newest = entry{at: q, cum: live.newest.cum + cost}
 	}
 	live.Last = at
@@ -114,15 +123,15 @@ func (b *logBuf) entriesOf(head, tail int) []slot {
 	return b.entries[head:tail]
 }
 
-// push appends e after the live entries: in place when this value owns the end of the storage,
+// pushIn appends e after the live entries: in place when this value owns the end of the storage,
 // or when the slot there already holds e (another value branched from this one pushed the same
 // entry: what a value pushes depends only on that value); otherwise into new storage twice the
 // live size. So time per debit is O(1) amortized, memory stays O(Limit), and a combinator that asks
 // a log before it charges does not make the log copy itself.
-func (l Log) push(e entry) Log {
+func pushIn(l *Log, e entry) {
 	if b := l.buf; b != nil && l.tail < len(b.entries) && b.claim(l.tail, e) {
 		l.tail++
-		return l
+		return
 	}
 	live := l.buf.entriesOf(l.head, l.tail)
 	nb := &logBuf{entries: make([]slot, max(2*(len(live)+1), 8))}
@@ -132,7 +141,6 @@ func (l Log) push(e entry) Log {
 	nb.entries[len(live)].store(e)
 	nb.claimed.Store(int64(len(live) + 1))
 	l.buf, l.head, l.tail = nb, 0, len(live)+1
-	return l
 }
 
 // claim writes e into slot i if nobody has claimed it yet, or reports whether it already holds e.
