@@ -11,8 +11,9 @@ import (
 // entry is one subject below full, or full for less than the grace. Its hash and key never
 // change; its lock guards the rest but pos, which the shard's lock guards.
 //
-// The lock, the policy and the state's first words share the entry's first cache line: a check
-// of a single algorithm writes that line alone.
+// What a check writes comes first (the lock, the policy, the state's first words) and what it
+// only reads last, so that a check of a single algorithm writes at most two adjacent cache
+// lines.
 type entry struct {
 	mu     sync.Mutex
 	dead   bool         // dropped: a check that finds it asks the shard again
