@@ -100,7 +100,11 @@ func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
 	d.Remaining = max(o.Remaining, 0)
 	d.Limit = o.Limit
 	d.ResetAfter = waitUntil(o.Full, at)
-	d.RetryAfter = waitUntil(o.Retry, at) // zero when ok: o.Retry is then at
+	if ok {
+		d.RetryAfter = WaitFor(0)
+	} else {
+		d.RetryAfter = waitUntil(o.Retry, at)
+	}
 }
 
 // Debit takes cost tokens at at from a subject in state s under p, all or nothing, and returns
