@@ -3,8 +3,6 @@ package keyed
 import (
 	"time"
 
-	"github.com/numerus-closus/numerus"
-	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -75,15 +73,38 @@ func (w Wait) String() string {
 	return w.d.String()
 }
 
-// waitUntil returns the Wait from at (in kernel nanoseconds) until n: Never for Never, zero if n
-// is not after at. Answers of package typed lie within the kernel's range, so their UnixNano is
-// exact.
-func waitUntil(n numerus.NextDebitable, at int64) Wait {
-	t, ok := n.Time()
-	if !ok {
+// waitUntil returns the Wait from at until t (both in nanoseconds since the Unix epoch): Never
+// for typed.Never, zero if t is not after at.
+func waitUntil(t, at int64) Wait {
+	if t == typed.Never {
 		return Never()
 	}
-	return WaitFor(time.Duration(t.UnixNano() - at))
+	return WaitFor(time.Duration(t - at))
+}
+
+// SetOutcome makes d the Decision of what typed.Policy.DebitIn or PeekIn reported at at
+// (nanoseconds since the Unix epoch): it is how a store that runs typed Policies on States kept
+// in place answers. Its Acquire reads
+//
+//	func (s *Store) Acquire(ctx context.Context, r keyed.Request) (d keyed.Decision, err error) {
+//		at := ... // r.At, or the store's clock, as typed.UnixNanos
+//		o, ok := r.Policy.DebitIn(state, at, r.Cost) // under the subject's lock
+//		d.SetOutcome(o, ok, at)
+//		return d, nil
+//	}
+//
+// and its Peek likewise with PeekIn. SetOutcome writes the fields of d one by one: a Decision
+// built and returned as a value goes through a copy that costs Go more than the decision itself.
+func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
+	d.Allowed = ok
+	d.Remaining = max(o.Remaining, 0)
+	d.Limit = o.Limit
+	d.ResetAfter = waitUntil(o.Full, at)
+	if ok {
+		d.RetryAfter = WaitFor(0)
+	} else {
+		d.RetryAfter = waitUntil(o.Retry, at)
+	}
 }
 
 // Debit takes cost tokens at at from a subject in state s under p, all or nothing, and returns
@@ -91,35 +112,25 @@ func waitUntil(n numerus.NextDebitable, at int64) Wait {
 // [Store.Acquire]. Refused, it returns s itself, so a store that writes only admissions changes
 // nothing on a refusal. A cost below 1 panics, as in package typed: stores check it first.
 func Debit(p typed.Policy, s typed.State, at time.Time, cost int64) (typed.State, Decision) {
-	next, from, ok := p.DebitN(s, at, cost)
-	return next, decide(ok, from, p.Status(next, at), at)
+	d := DebitIn(p, &s, at, cost)
+	return s, d
 }
 
 // DebitIn is Debit on a state kept in place: admitted, *s becomes the next state; refused, *s is
-// left as it was. It saves a store the copies of a State.
-func DebitIn(p typed.Policy, s *typed.State, at time.Time, cost int64) Decision {
-	next, from, ok := p.DebitN(*s, at, cost)
-	if ok {
-		*s = next
-	}
-	return decide(ok, from, p.Status(*s, at), at)
+// left as it was. It saves a store the copies of a State (see typed.Policy.DebitIn).
+func DebitIn(p typed.Policy, s *typed.State, at time.Time, cost int64) (d Decision) {
+	ns := typed.UnixNanos(at)
+	o, ok := p.DebitIn(s, ns, cost)
+	d.SetOutcome(o, ok, ns)
+	return d
 }
 
 // Inspect returns what [Store.Peek] answers for a subject in state s under p at at: Allowed if
 // one token could be taken, otherwise the wait until one can; the balance and the reset as Debit
 // reports them. It takes nothing.
-func Inspect(p typed.Policy, s typed.State, at time.Time) Decision {
-	_, from, ok := p.DebitN(s, at, 1)
-	return decide(ok, from, p.Status(s, at), at)
-}
-
-func decide(ok bool, from numerus.NextDebitable, st numerus.Status, at time.Time) Decision {
-	ns := kernel.FromTime(at)
-	d := Decision{Allowed: ok, Remaining: max(st.Remaining, 0), Limit: st.Limit, ResetAfter: waitUntil(st.Full, ns)}
-	if ok {
-		d.RetryAfter = WaitFor(0)
-	} else {
-		d.RetryAfter = waitUntil(from, ns)
-	}
+func Inspect(p typed.Policy, s typed.State, at time.Time) (d Decision) {
+	ns := typed.UnixNanos(at)
+	o, ok := p.PeekIn(&s, ns)
+	d.SetOutcome(o, ok, ns)
 	return d
 }

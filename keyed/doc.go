@@ -66,8 +66,9 @@
 // # Performance
 //
 // A check of an existing subject with a string key allocates nothing on the memory store: the
-// key is framed in a pooled buffer and the store looks it up without copying it. See the
-// benchmarks of package memory.
+// key is framed in a pooled buffer and the store looks it up without copying it. A store that
+// runs typed Policies debits each State in place (typed.Policy.DebitIn) and writes the answer
+// with [Decision.SetOutcome]. See the benchmarks of package memory.
 //
 // [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
 // [storetest]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/storetest

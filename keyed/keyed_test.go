@@ -119,6 +119,19 @@ func TestWait(t *testing.T) {
 	assert.True(t, d.RetryAfter.IsNever())
 }
 
+// TestSetOutcome: an outcome's instants become waits from the decision's instant, Never stays
+// Never, remaining is clamped at zero, an admission waits zero, and every field is overwritten.
+func TestSetOutcome(t *testing.T) {
+	at := typed.UnixNanos(t0)
+	d := keyed.Decision{Allowed: true, Remaining: 9, Limit: 9, ResetAfter: keyed.WaitFor(1), RetryAfter: keyed.WaitFor(1)}
+	d.SetOutcome(typed.Outcome{Remaining: -2, Limit: 5, Retry: at + 1500, Full: typed.Never}, false, at)
+	assert.Equal(t, keyed.Decision{Limit: 5, ResetAfter: keyed.Never(), RetryAfter: keyed.WaitFor(1500)}, d)
+	d.SetOutcome(typed.Outcome{Remaining: 3, Limit: 5, Retry: at, Full: at + 7}, true, at)
+	assert.Equal(t, keyed.Decision{Allowed: true, Remaining: 3, Limit: 5, ResetAfter: keyed.WaitFor(7), RetryAfter: keyed.WaitFor(0)}, d)
+	d.SetOutcome(typed.Outcome{Limit: 5, Retry: typed.Never, Full: at - 1}, false, at)
+	assert.Equal(t, keyed.Decision{Limit: 5, ResetAfter: keyed.WaitFor(0), RetryAfter: keyed.Never()}, d)
+}
+
 // TestNewRejects covers what New refuses besides invalid specs (the conformance kit has those):
 // a nil store or codec, and a store's own check.
 func TestNewRejects(t *testing.T) {

@@ -34,8 +34,9 @@ type config[S any] struct {
 	limit  int64
 	codec  Codec[S]
 	ns     string
+	prefix []byte // the namespace framed, as appendPrefix writes it
 	now    func() time.Time
-	bufs   sync.Pool
+	bufs   sync.Pool // of *keyBuf
 }
 
 // Option configures a [Limiter].
@@ -82,7 +83,8 @@ func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) 
 		opt.apply(&o)
 	}
 	c := &config[S]{store: store, policy: p, limit: limit, codec: codec, ns: o.ns, now: o.now}
-	c.bufs.New = func() any { b := make([]byte, 0, 64); return &b }
+	c.prefix = appendPrefix(nil, o.ns)
+	c.bufs.New = func() any { return &keyBuf{b: make([]byte, 0, 64)} }
 	return Limiter[S]{c}, nil
 }
 
@@ -94,26 +96,46 @@ func (l Limiter[S]) TryAcquire(ctx context.Context, subject S, cost int64) (Deci
 	if err := l.checkCost(cost); err != nil {
 		return Decision{}, err
 	}
-	return l.do(ctx, opAcquire, subject, cost)
+	c := l.c
+	kb, key := c.key(subject)
+	d, err := c.store.Acquire(ctx, Request{Key: key, Policy: c.policy, Cost: cost, At: c.at()})
+	c.release(kb, key)
+	if err != nil {
+		return Decision{}, wrap(opAcquire, err)
+	}
+	return d, nil
 }
 
 // Peek reports whether subject could take one token now, and its balance and waits, taking
 // nothing: Allowed while at least one token is available, and otherwise refused with the wait
 // until one is.
 func (l Limiter[S]) Peek(ctx context.Context, subject S) (Decision, error) {
-	if l.c == nil {
+	c := l.c
+	if c == nil {
 		return Decision{}, errZero
 	}
-	return l.do(ctx, opPeek, subject, 1)
+	kb, key := c.key(subject)
+	d, err := c.store.Peek(ctx, Request{Key: key, Policy: c.policy, Cost: 1, At: c.at()})
+	c.release(kb, key)
+	if err != nil {
+		return Decision{}, wrap(opPeek, err)
+	}
+	return d, nil
 }
 
 // Reset forgets subject: its next check starts from full.
 func (l Limiter[S]) Reset(ctx context.Context, subject S) error {
-	if l.c == nil {
+	c := l.c
+	if c == nil {
 		return errZero
 	}
-	_, err := l.do(ctx, opReset, subject, 1)
-	return err
+	kb, key := c.key(subject)
+	err := c.store.Reset(ctx, Request{Key: key})
+	c.release(kb, key)
+	if err != nil {
+		return wrap(opReset, err)
+	}
+	return nil
 }
 
 // Key returns the store key of subject (see [Request.Key]).
@@ -165,32 +187,34 @@ const (
 
 var opNames = [...]string{"acquire", "peek", "reset"}
 
-// do frames the key in a pooled buffer and calls the store.
-func (l Limiter[S]) do(ctx context.Context, o op, subject S, cost int64) (Decision, error) {
-	c := l.c
-	bp := c.bufs.Get().(*[]byte)
-	key := c.codec.AppendKey(appendPrefix((*bp)[:0], c.ns), subject)
-	r := Request{Key: key, Policy: c.policy, Cost: cost}
-	if c.now != nil && o != opReset {
-		r.At = c.now()
-	}
-	var d Decision
-	var err error
-	switch o {
-	case opAcquire:
-		d, err = c.store.Acquire(ctx, r)
-	case opPeek:
-		d, err = c.store.Peek(ctx, r)
-	default:
-		r = Request{Key: key}
-		err = c.store.Reset(ctx, r)
-	}
+func wrap(o op, err error) error { return fmt.Errorf("keyed: %s: %w", opNames[o], err) }
+
+// keyBuf is a pooled key buffer. It fills a cache line of its own, so that the processors
+// writing their buffers' headers never write to one line.
+type keyBuf struct {
+	b []byte
+	_ [64 - 24]byte
+}
+
+// key frames the key of subject in a pooled buffer, which release gives back. The pool spares
+// each check an allocation: the key goes to the store through an interface, so a buffer on the
+// stack would escape.
+func (c *config[S]) key(subject S) (*keyBuf, []byte) {
+	kb := c.bufs.Get().(*keyBuf)
+	return kb, c.codec.AppendKey(append(kb.b[:0], c.prefix...), subject)
+}
+
+func (c *config[S]) release(kb *keyBuf, key []byte) {
 	if cap(key) <= 1<<10 {
-		*bp = key[:0]
-		c.bufs.Put(bp)
+		kb.b = key[:0]
+		c.bufs.Put(kb)
 	}
-	if err != nil {
-		return Decision{}, fmt.Errorf("keyed: %s: %w", opNames[o], err)
+}
+
+// at returns the instant a request carries: the limiter's clock, or zero for the store's.
+func (c *config[S]) at() time.Time {
+	if c.now == nil {
+		return time.Time{}
 	}
-	return d, nil
+	return c.now()
 }

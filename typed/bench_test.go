@@ -173,6 +173,25 @@ func BenchmarkPolicyDebit(b *testing.B) {
 	}
 }
 
+// BenchmarkPolicyDebitIn is a debit of a State kept in place and its status, as stores run it.
+func BenchmarkPolicyDebitIn(b *testing.B) {
+	for _, c := range []struct{ name, text string }{
+		{"gcra", "gcra 500000/s burst 50"},
+		{"and3", "gcra 500000/s burst 50 & window 600/ms & count 700/ms"},
+		{"sliding", "sliding 500/ms"},
+	} {
+		b.Run("policy="+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			p := MustCompile(c.text)
+			s, at := p.Fresh(), UnixNanos(t0)
+			for b.Loop() {
+				at += int64(time.Microsecond)
+				_, _ = p.DebitIn(&s, at, 1)
+			}
+		})
+	}
+}
+
 // benchSnapshot saves and restores a limiter after some debits, reporting the snapshot's size.
 func benchSnapshot[L Limiter[L]](b *testing.B, name string, l L, save func(L, []byte) ([]byte, error),
 	load func(*L, []byte) error) {

@@ -21,9 +21,11 @@ type compiled struct {
 	text   string
 	nodes  []node
 	leaves []leaf
-	words  int  // state words used, inline and beyond
-	logs   int  // log leaves
-	ext    bool // whether a State needs its extra block
+	words  int   // state words used, inline and beyond
+	logs   int   // log leaves
+	ext    bool  // whether a State needs its extra block
+	and    bool  // whether the tree holds an And, which may undo what its children wrote
+	single *leaf // the leaf of a policy of one leaf kept inline, else nil
 	sum    uint32
 }
 
@@ -43,6 +45,9 @@ func Compile(sp Spec) (Policy, error) {
 	c := &compiled{spec: sp.clone(), text: sp.String()}
 	c.sum = fingerprint(c.text)
 	c.add(c.spec)
+	if len(c.leaves) == 1 && !c.ext {
+		c.single = &c.leaves[0]
+	}
 	return Policy{c}, nil
 }
 
@@ -72,6 +77,7 @@ func (sp Spec) clone() Spec {
 func (c *compiled) add(sp Spec) int {
 	i := len(c.nodes)
 	c.nodes = append(c.nodes, node{k: sp.Algo.kind(), lo: len(c.leaves)})
+	c.and = c.and || sp.Algo.kind() == kindAnd
 	if sp.Algo.kind().inner() {
 		kids := make([]int, len(sp.Of))
 		for j, child := range sp.Of {
@@ -135,15 +141,11 @@ func (p Policy) DebitN(s State, at time.Time, cost int64) (State, numerus.NextDe
 		return s, numerus.Never(), false
 	}
 	c.fit(&s)
-	dst := s
-	if c.ext {
-		dst.own(c)
-	}
-	from, ok := c.debit(0, &s, &dst, kernel.FromTime(at), cost)
+	from, ok := c.debitIn(&s, kernel.FromTime(at), cost)
 	if !ok {
 		return s, answer(from, at), false
 	}
-	return dst, numerus.DebitableFrom(at), true
+	return s, numerus.DebitableFrom(at), true
 }
 
 // debit runs node i on src at at, writing what its admitted leaves become into dst (nothing when

@@ -61,10 +61,7 @@ func (s *State) own(c *compiled) {
 // fit makes s safe to read under c: a State made by another policy, or the zero State, gets an
 // extra block of the size c reads (its words as far as they go, fresh logs otherwise).
 func (c *compiled) fit(s *State) {
-	if !c.ext {
-		return
-	}
-	if e := s.ext; e == nil || len(e.w) != max(c.words-inlineWords, 0) || len(e.logs) != c.logs {
+	if !c.fits(s) {
 		s.own(c)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
+	"github.com/numerus-closus/numerus/typed"
 )
 
 // benchLimiter returns a limiter under which every measured check answers result: a limit no run
@@ -101,4 +102,53 @@ func BenchmarkBytesPerSubject(b *testing.B) {
 	for b.Loop() {
 		b.ReportMetric(bytesPerSubject(b, 1_000_000), "bytes/subject")
 	}
+}
+
+// BenchmarkLayers is one admitted check of one existing subject, layer by layer, to show where
+// a TryAcquire spends its time: the policy's arithmetic on the State in place (debit), the
+// store's Acquire at a given instant (store) and on its own clock (clock), and the keyed
+// limiter's TryAcquire, which frames the key (limiter).
+func BenchmarkLayers(b *testing.B) {
+	ctx := context.Background()
+	sp := keyed.Rate(1<<30, time.Hour, 1<<30)
+	p, err := typed.Compile(sp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := []byte("9:ratelimit:subject:42")
+	b.Run("layer=debit", func(b *testing.B) {
+		b.ReportAllocs()
+		s, at := p.Fresh(), typed.UnixNanos(t0)
+		for b.Loop() {
+			at++
+			if _, ok := p.DebitIn(&s, at, 1); !ok {
+				b.Fatal("refused")
+			}
+		}
+	})
+	for _, layer := range []string{"store", "clock"} {
+		b.Run("layer="+layer, func(b *testing.B) {
+			b.ReportAllocs()
+			s, r := memory.New(), keyed.Request{Key: key, Policy: p, Cost: 1, At: t0}
+			for b.Loop() {
+				if layer == "store" {
+					r.At = r.At.Add(time.Nanosecond)
+				} else {
+					r.At = time.Time{}
+				}
+				if d, _ := s.Acquire(ctx, r); !d.Allowed {
+					b.Fatal("refused")
+				}
+			}
+		})
+	}
+	b.Run("layer=limiter", func(b *testing.B) {
+		b.ReportAllocs()
+		l := limiter(b, memory.New(), sp)
+		for b.Loop() {
+			if d, _ := l.TryAcquire(ctx, "subject:42", 1); !d.Allowed {
+				b.Fatal("refused")
+			}
+		}
+	})
 }

@@ -1,4 +1,4 @@
-// Package memory is the in-process [keyed.Store]: each subject's state lives in a sharded map,
+// Package memory is the in-process [keyed.Store]: each subject's state lives in a sharded index,
 // and only while the subject is below full.
 //
 //	store := memory.New()
@@ -16,12 +16,20 @@
 // # Time
 //
 // A request's instant is its At, or, when At is zero, the store's clock: the real clock unless
-// [WithClock] gives another. An instant earlier than the latest one a subject was admitted at
-// counts as that one, so a clock stepping back credits nothing — as long as the subject's entry
-// is kept. Once a subject is back to full its entry may be dropped, and it then starts afresh: an
-// instant earlier than the dropped entry's latest is no longer raised to it. With the real clock
-// this cannot happen beyond the grace (a clock stepped back by more than the grace after a
-// subject refilled), and it never admits more at the instant than the full subject would.
+// [WithClock] gives another. The real clock reads the wall clock once, when [New] makes the
+// store, and after that only the monotonic clock: each instant is New's wall time plus the time
+// elapsed since, as time.Since measures it. It costs half of time.Now (which reads both clocks),
+// never steps back, and ignores later settings of the wall clock, as a rate limit should; over a
+// long life it drifts from the wall clock by what the system's clock adjustments and suspensions
+// add up to, which moves nothing but where fixed windows start.
+//
+// An instant earlier than the latest one a subject was admitted at counts as that one, so a clock
+// stepping back credits nothing — as long as the subject's entry is kept. Once a subject is back
+// to full its entry may be dropped, and it then starts afresh: an instant earlier than the
+// dropped entry's latest is no longer raised to it. With the real clock, which never steps back,
+// this cannot happen: it takes the caller's instants (At, or WithClock) stepping back by more
+// than the grace after the subject refilled, and even then it never admits more at the instant
+// than the full subject would.
 //
 // # Memory
 //
@@ -36,13 +44,16 @@
 // memory back after traffic stops. A finite bucket never refills, so its charged subjects stay
 // until Reset.
 //
-// A live subject takes about 190 bytes with a key of 27 bytes (10^6 subjects measured by
-// BenchmarkBytesPerSubject): its entry holds the typed.State inline, so a check writes no memory
-// but the entry's.
+// A live subject takes about 200 bytes with a key of 27 bytes (10^6 subjects measured by
+// BenchmarkBytesPerSubject): its entry (with the typed.State inline), its key, and its slots in
+// the shard's index and list. A check writes no memory but the entry's.
 //
 // # Concurrency
 //
-// A Store is safe for concurrent use. Keys are spread over shards, each with its own mutex,
-// held only for the map lookup and the arithmetic (no allocation, no call out). Checks of an
-// existing subject with a string key allocate nothing.
+// A Store is safe for concurrent use. A check of an existing subject finds its entry in its
+// shard's index without a lock, and takes the lock of that entry alone, for the arithmetic (no
+// allocation, no call out): checks of different subjects write no memory in common, so they
+// scale with the cores. Keys are spread over shards, whose locks serialize only what changes an
+// index: new subjects, dropped ones, the clock hand. Checks of an existing subject with a string
+// key allocate nothing.
 package memory

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -221,4 +222,52 @@ func TestNoChurn(t *testing.T) {
 		assert.Zero(t, allocs)
 	}
 	assert.Equal(t, len(subjects), s.Len())
+}
+
+// TestConcurrentChurn checks the lock-free index under churn: goroutines take from subjects of
+// a finite bucket (never full again, so never dropped) while others make and drop many subjects
+// in the same two shards, growing, shrinking and shifting the shards' indexes under the readers'
+// feet. Each finite subject admits exactly its size: a check that missed its entry and made a
+// second one would admit more, and one that lost an admission would admit less.
+func TestConcurrentChurn(t *testing.T) {
+	c := newFakeClock(t0)
+	s := memory.New(memory.WithClock(c.now), memory.WithShards(2), memory.WithGrace(0))
+	ctx := context.Background()
+	finite := limiter(t, s, typed.Spec{Algo: typed.AlgoFinite, Count: 50}, keyed.WithNamespace("finite"))
+	churn := limiter(t, s, keyed.Rate(1<<30, time.Hour, 1<<30), keyed.WithNamespace("churn"))
+	const subjects, takers, rounds = 20, 4, 30
+	var admitted [subjects]atomic.Int64
+	var wg sync.WaitGroup
+	for g := range takers {
+		wg.Go(func() {
+			for r := range rounds {
+				for i := range subjects {
+					d, err := finite.TryAcquire(ctx, "f"+strconv.Itoa((i+g*7)%subjects), 1)
+					if assert.NoError(t, err) && d.Allowed {
+						admitted[(i+g*7)%subjects].Add(1)
+					}
+					if r%3 == 0 {
+						_, err = finite.Peek(ctx, "f"+strconv.Itoa(i))
+						assert.NoError(t, err)
+					}
+				}
+			}
+		})
+	}
+	for g := range 2 {
+		wg.Go(func() {
+			for i := range 3000 {
+				_, err := churn.TryAcquire(ctx, strconv.Itoa(g)+":"+strconv.Itoa(i), 1)
+				assert.NoError(t, err)
+				c.advance(time.Millisecond)
+				if i%100 == 99 {
+					s.Sweep(50)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range admitted {
+		assert.Equal(t, int64(50), admitted[i].Load(), "subject f%d", i)
+	}
 }

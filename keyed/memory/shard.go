@@ -2,9 +2,8 @@ package memory
 
 import (
 	"sync"
-	"time"
+	"sync/atomic"
 
-	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -13,67 +12,90 @@ import (
 // checked are full.
 const handChecks = 2
 
-// shard holds the entries of the keys that hash to it: a map from key to index in a dense slice,
-// which the clock hand walks.
+// cacheLine is the padding that keeps the shards' locks apart.
+const cacheLine = 64
+
+// shard holds the entries of the keys that hash to it: an index from key to entry that checks
+// read without a lock, and a dense slice of the entries, which the clock hand walks. Its lock
+// serializes what changes the index: new entries, dropped ones, the hand.
+//
+// A check of an existing subject takes only its entry's lock, so checks of different subjects
+// write no memory in common. Entries are allocated one by one: subjects created together lie
+// together in memory.
 type shard struct {
 	mu      sync.Mutex
-	m       map[string]int32
-	entries []entry
+	index   atomic.Pointer[table] // replaced under mu
+	entries []*entry
 	hand    int
-	_       [64]byte // keeps shards on separate cache lines
+	_       [cacheLine]byte
 }
 
-// entry is one subject below full, or full for less than the grace: its key (shared with the
-// map), the policy its state was written under, and the state.
-type entry struct {
-	key    string
-	policy typed.Policy
-	state  typed.State
-}
+func (sh *shard) table() *table { return sh.index.Load() }
 
-func (sh *shard) acquire(r keyed.Request, at time.Time, grace time.Duration) keyed.Decision {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	i, ok := sh.m[string(r.Key)]
-	if !ok {
-		next, d := keyed.Debit(r.Policy, r.Policy.Fresh(), at, r.Cost)
-		if d.Allowed {
-			sh.sweep(at, grace, handChecks)
-			sh.insert(string(r.Key), entry{policy: r.Policy, state: next})
+// acquire takes cost tokens under p at at from the subject of key, whose hash is h: from its
+// entry, under the entry's lock, or else under the shard's lock.
+func (sh *shard) acquire(h uint64, key []byte, p typed.Policy, at, cost, grace int64) (typed.Outcome, bool) {
+	if e := sh.table().candidate(h); e != nil {
+		e.mu.Lock()
+		if e.is(key) {
+			o, ok := e.debit(p, at, cost)
+			e.mu.Unlock()
+			return o, ok
 		}
-		return d
+		e.mu.Unlock()
 	}
-	e := &sh.entries[i]
-	if e.policy != r.Policy {
-		next, d := keyed.Debit(r.Policy, e.continued(r.Policy, at), at, r.Cost)
-		if d.Allowed {
-			e.policy, e.state = r.Policy, next
+	return sh.acquireLocked(h, key, p, at, cost, grace)
+}
+
+func (sh *shard) acquireLocked(h uint64, key []byte, p typed.Policy, at, cost, grace int64) (typed.Outcome, bool) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if e := sh.table().find(h, key); e != nil {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.debit(p, at, cost)
+	}
+	state := p.Fresh()
+	o, ok := p.DebitIn(&state, at, cost)
+	if ok {
+		sh.sweep(at, grace, handChecks)
+		sh.insert(&entry{hash: h, key: string(key), policy: p, state: state})
+	}
+	return o, ok
+}
+
+// peek reports whether the subject of key could take one token under p at at. An entry full for
+// the grace is dropped, under the shard's lock.
+func (sh *shard) peek(h uint64, key []byte, p typed.Policy, at, grace int64) (typed.Outcome, bool) {
+	if e := sh.table().candidate(h); e != nil {
+		e.mu.Lock()
+		if e.is(key) && !e.idle(at, grace) {
+			o, ok := e.peek(p, at)
+			e.mu.Unlock()
+			return o, ok
 		}
-		return d
+		e.mu.Unlock()
 	}
-	return keyed.DebitIn(r.Policy, &e.state, at, r.Cost)
-}
-
-func (sh *shard) peek(r keyed.Request, at time.Time, grace time.Duration) keyed.Decision {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	i, ok := sh.m[string(r.Key)]
-	if !ok {
-		return keyed.Inspect(r.Policy, r.Policy.Fresh(), at)
+	if e := sh.table().find(h, key); e != nil {
+		e.mu.Lock()
+		if !e.idle(at, grace) {
+			defer e.mu.Unlock()
+			return e.peek(p, at)
+		}
+		sh.drop(e)
 	}
-	e := &sh.entries[i]
-	if e.idle(at, grace) {
-		sh.remove(int(i))
-		return keyed.Inspect(r.Policy, r.Policy.Fresh(), at)
-	}
-	return keyed.Inspect(r.Policy, e.continued(r.Policy, at), at)
+	state := p.Fresh()
+	return p.PeekIn(&state, at)
 }
 
-func (sh *shard) reset(key []byte) {
+func (sh *shard) reset(h uint64, key []byte) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if i, ok := sh.m[string(key)]; ok {
-		sh.remove(int(i))
+	if e := sh.table().find(h, key); e != nil {
+		e.mu.Lock()
+		sh.drop(e)
 	}
 }
 
@@ -83,61 +105,48 @@ func (sh *shard) len() int {
 	return len(sh.entries)
 }
 
-// continued returns the entry's state under p: itself if it was written under p; fresh if it is
-// full (as if it had been dropped, which it may have been); else as typed.Policy.Continue says.
-func (e *entry) continued(p typed.Policy, at time.Time) typed.State {
-	switch {
-	case e.policy == p:
-		return e.state
-	case e.full(at):
-		return p.Fresh()
+// insert adds e to the index and the entries, growing the index if it is full. The caller holds
+// the lock.
+func (sh *shard) insert(e *entry) {
+	if sh.table().full() {
+		sh.index.Store(sized(slotsFor(len(sh.entries)+1), sh.entries))
 	}
-	return p.Continue(e.policy, e.state, at)
-}
-
-// full reports whether the entry's subject is back to full at at, so that dropping it changes no
-// decision at at or later.
-func (e *entry) full(at time.Time) bool {
-	t, ok := e.policy.Status(e.state, at).Full.Time()
-	return ok && !t.After(at)
-}
-
-// idle reports whether the entry's subject has been full for grace or more at at: whether it
-// was full already at at − grace (an instant before its latest check counts as that check's,
-// when the subject was not full).
-func (e *entry) idle(at time.Time, grace time.Duration) bool { return e.full(at.Add(-grace)) }
-
-func (sh *shard) insert(key string, e entry) {
-	e.key = key
-	sh.m[key] = int32(len(sh.entries))
+	e.pos = int32(len(sh.entries))
 	sh.entries = append(sh.entries, e)
+	sh.table().insert(e)
 }
 
-// remove drops entry i, moving the last entry into its place.
-func (sh *shard) remove(i int) {
-	last := len(sh.entries) - 1
-	delete(sh.m, sh.entries[i].key)
-	if i != last {
-		sh.entries[i] = sh.entries[last]
-		sh.m[sh.entries[i].key] = int32(i)
+// drop marks e dead, unlocks it and removes it from the index and the entries, moving the last
+// entry into its place. The caller holds the shard's lock and e.mu.
+func (sh *shard) drop(e *entry) {
+	e.dead = true
+	e.mu.Unlock()
+	sh.table().remove(e)
+	last := sh.entries[len(sh.entries)-1]
+	sh.entries[e.pos], last.pos = last, e.pos
+	sh.entries[len(sh.entries)-1] = nil
+	sh.entries = sh.entries[:len(sh.entries)-1]
+	if sh.table().sparse() {
+		sh.index.Store(sized(slotsFor(len(sh.entries)), sh.entries))
 	}
-	sh.entries[last] = entry{}
-	sh.entries = sh.entries[:last]
 }
 
 // sweep checks up to n entries from the hand on, drops those full for grace or more at at, and
 // returns how many it dropped. The caller holds the lock.
-func (sh *shard) sweep(at time.Time, grace time.Duration, n int) int {
+func (sh *shard) sweep(at, grace int64, n int) int {
 	dropped := 0
 	for range min(n, len(sh.entries)) {
 		if sh.hand >= len(sh.entries) {
 			sh.hand = 0
 		}
-		if sh.entries[sh.hand].idle(at, grace) {
-			sh.remove(sh.hand) // the last entry moves here: check it next
+		e := sh.entries[sh.hand]
+		e.mu.Lock()
+		if e.idle(at, grace) {
+			sh.drop(e) // the last entry moves here: check it next
 			dropped++
 			continue
 		}
+		e.mu.Unlock()
 		sh.hand++
 	}
 	return dropped

@@ -19,8 +19,10 @@ type Store struct {
 	shards []shard
 	mask   uint64
 	seed   maphash.Seed
-	now    func() time.Time
-	grace  time.Duration
+	now    func() int64 // nil for the default clock: wall + the monotonic time since base
+	base   time.Time
+	wall   int64
+	grace  int64
 }
 
 // DefaultGrace is how long a subject back to full keeps its entry, unless WithGrace says
@@ -34,9 +36,12 @@ type optionFunc func(*Store)
 
 func (f optionFunc) apply(s *Store) { f(s) }
 
-// WithClock makes the store read now() for requests that carry no instant, instead of the real
-// clock. Tests pass a fake clock here, or run in a testing/synctest bubble.
-func WithClock(now func() time.Time) Option { return optionFunc(func(s *Store) { s.now = now }) }
+// WithClock makes the store read now() for requests that carry no instant, instead of its own
+// clock (see the package doc's section on time). Tests pass a fake clock here, or run in a
+// testing/synctest bubble.
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(s *Store) { s.now = func() int64 { return typed.UnixNanos(now()) } })
+}
 
 // WithGrace sets how long a subject back to full keeps its entry (DefaultGrace by default): an
 // entry is dropped once its subject has been full for grace. Zero drops entries as soon as they
@@ -44,18 +49,21 @@ func WithClock(now func() time.Time) Option { return optionFunc(func(s *Store) {
 // between checks from having their entry dropped and made again, so steady traffic neither
 // churns nor allocates. Decisions do not depend on it.
 func WithGrace(grace time.Duration) Option {
-	return optionFunc(func(s *Store) { s.grace = max(grace, 0) })
+	return optionFunc(func(s *Store) { s.grace = int64(max(grace, 0)) })
 }
 
 // WithShards sets the number of shards, rounded up to a power of two (by default 16 per CPU,
-// at least 64). More shards mean less contention between subjects and a little more memory.
+// at least 64). A shard's lock serializes the new subjects and the drops of its keys (checks of
+// existing subjects take only their own lock): more shards mean less waiting when many new
+// subjects arrive at once, and a little more memory.
 func WithShards(n int) Option {
 	return optionFunc(func(s *Store) { s.shards = make([]shard, pow2(max(n, 1))) })
 }
 
 // New returns an empty store.
 func New(opts ...Option) *Store {
-	s := &Store{seed: maphash.MakeSeed(), now: time.Now, grace: DefaultGrace}
+	base := time.Now()
+	s := &Store{seed: maphash.MakeSeed(), base: base, wall: base.UnixNano(), grace: int64(DefaultGrace)}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -64,7 +72,7 @@ func New(opts ...Option) *Store {
 	}
 	s.mask = uint64(len(s.shards) - 1)
 	for i := range s.shards {
-		s.shards[i].m = make(map[string]int32)
+		s.shards[i].index.Store(newTable(minSlots))
 	}
 	return s
 }
@@ -74,27 +82,34 @@ func pow2(n int) int { return 1 << bits.Len(uint(n-1)) }
 // Acquire takes r.Cost tokens for the subject of r.Key under r.Policy, all or nothing. It
 // returns an error only for an invalid request (a cost below 1, the zero Policy), matching
 // numerus.ErrInvalidArgument; it ignores ctx, as it never blocks on anything but its shard.
-func (s *Store) Acquire(_ context.Context, r keyed.Request) (keyed.Decision, error) {
-	if err := check(r); err != nil {
+func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, err error) {
+	if err := check(r.Policy, r.Cost); err != nil {
 		return keyed.Decision{}, err
 	}
-	at := s.at(r)
-	return s.shard(r.Key).acquire(r, at, s.grace), nil
+	at := s.at(r.At)
+	h := s.hash(r.Key)
+	o, ok := s.shard(h).acquire(h, r.Key, r.Policy, at, r.Cost, s.grace)
+	d.SetOutcome(o, ok, at)
+	return d, nil
 }
 
 // Peek reports whether the subject of r.Key could take one token, taking nothing. A subject
 // found full for the grace or more is dropped, which changes no decision.
-func (s *Store) Peek(_ context.Context, r keyed.Request) (keyed.Decision, error) {
-	if err := check(keyed.Request{Policy: r.Policy, Cost: 1}); err != nil {
+func (s *Store) Peek(_ context.Context, r keyed.Request) (d keyed.Decision, err error) {
+	if err := check(r.Policy, 1); err != nil {
 		return keyed.Decision{}, err
 	}
-	at := s.at(r)
-	return s.shard(r.Key).peek(r, at, s.grace), nil
+	at := s.at(r.At)
+	h := s.hash(r.Key)
+	o, ok := s.shard(h).peek(h, r.Key, r.Policy, at, s.grace)
+	d.SetOutcome(o, ok, at)
+	return d, nil
 }
 
 // Reset drops the subject of r.Key: its next check starts from full.
 func (s *Store) Reset(_ context.Context, r keyed.Request) error {
-	s.shard(r.Key).reset(r.Key)
+	h := s.hash(r.Key)
+	s.shard(h).reset(h, r.Key)
 	return nil
 }
 
@@ -114,7 +129,7 @@ func (s *Store) Len() int {
 // or a timer of your own to give memory back after traffic stops: the store never sweeps on its
 // own beyond the two entries each new subject checks.
 func (s *Store) Sweep(n int) int {
-	at, dropped := s.now(), 0
+	at, dropped := s.clock(), 0
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
@@ -124,27 +139,38 @@ func (s *Store) Sweep(n int) int {
 	return dropped
 }
 
-func (s *Store) at(r keyed.Request) time.Time {
-	if r.At.IsZero() {
-		return s.now()
+// at returns the instant of a request in nanoseconds since the Unix epoch: its At, or the
+// store's clock if At is zero.
+func (s *Store) at(at time.Time) int64 {
+	if at.IsZero() {
+		return s.clock()
 	}
-	return r.At
+	return typed.UnixNanos(at)
 }
 
-func (s *Store) shard(key []byte) *shard {
-	return &s.shards[maphash.Bytes(s.seed, key)&s.mask]
+// clock reads the store's clock. The default one reads only the monotonic clock, which costs
+// half of what time.Now does: the wall time read at New plus the monotonic time elapsed since.
+func (s *Store) clock() int64 {
+	if s.now != nil {
+		return s.now()
+	}
+	return s.wall + int64(time.Since(s.base))
 }
+
+func (s *Store) hash(key []byte) uint64 { return maphash.Bytes(s.seed, key) }
+
+func (s *Store) shard(h uint64) *shard { return &s.shards[h&s.mask] }
 
 var (
 	errCost   = &numerus.ParamError{Param: "cost", Problem: "must be at least 1"}
 	errPolicy = &numerus.ParamError{Param: "policy", Problem: "is the zero Policy"}
 )
 
-func check(r keyed.Request) error {
+func check(p typed.Policy, cost int64) error {
 	switch {
-	case r.Cost < 1:
+	case cost < 1:
 		return errCost
-	case r.Policy == typed.Policy{}:
+	case p == typed.Policy{}:
 		return errPolicy
 	}
 	return nil

@@ -1,0 +1,80 @@
+package memory
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// TestTableModel runs random inserts, removals and resizes of a shard's index against a map,
+// with hashes drawn from a few values so that probe runs collide, wrap around the table's end
+// and get shifted back by removals. After each step every key the model holds is found, with its
+// entry as the first candidate of its hash when no other key shares that hash, and no key it
+// does not hold is found; the table never fills.
+func TestTableModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		tb := newTable(minSlots)
+		model := map[string]*entry{}
+		hashes := []uint64{0, 1 << 32, 2 << 32, 7 << 32, 7<<32 + 1, 15 << 32}
+		t.Repeat(map[string]func(*rapid.T){
+			"insert": func(t *rapid.T) {
+				key := strconv.Itoa(rapid.IntRange(0, 40).Draw(t, "key"))
+				if model[key] != nil {
+					t.Skip("held")
+				}
+				e := &entry{key: key, hash: rapid.SampledFrom(hashes).Draw(t, "hash")}
+				if tb.full() {
+					tb = sized(slotsFor(len(model)+1), values(model))
+				}
+				tb.insert(e)
+				model[key] = e
+			},
+			"remove": func(t *rapid.T) {
+				key := strconv.Itoa(rapid.IntRange(0, 40).Draw(t, "key"))
+				e := model[key]
+				if e == nil {
+					t.Skip("not held")
+				}
+				tb.remove(e)
+				delete(model, key)
+				if tb.sparse() {
+					tb = sized(slotsFor(len(model)), values(model))
+				}
+			},
+			"": func(t *rapid.T) { checkTable(t, tb, model) },
+		})
+	})
+}
+
+func values(m map[string]*entry) []*entry {
+	es := make([]*entry, 0, len(m))
+	for _, e := range m {
+		es = append(es, e)
+	}
+	return es
+}
+
+func checkTable(t *rapid.T, tb *table, model map[string]*entry) {
+	require.Equal(t, len(model), tb.count)
+	require.LessOrEqual(t, tb.count*4, len(tb.slots)*3, "the table filled up")
+	shared := map[uint64]int{}
+	for _, e := range model {
+		shared[e.hash]++
+	}
+	for key, e := range model {
+		require.Same(t, e, tb.find(e.hash, []byte(key)), "key %q", key)
+		if shared[e.hash] == 1 {
+			require.Same(t, e, tb.candidate(e.hash), "candidate of key %q", key)
+		}
+	}
+	for i := range 41 {
+		key := strconv.Itoa(i)
+		if model[key] == nil {
+			for h := range shared {
+				require.Nil(t, tb.find(h, []byte(key)), "key %q, not held, found", key)
+			}
+		}
+	}
+}

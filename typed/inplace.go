@@ -1,0 +1,139 @@
+package typed
+
+import (
+	"time"
+
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
+
+// This file is the API of stores: a debit on a State kept in place, on instants in nanoseconds
+// since the Unix epoch, reporting in one call what a store's answer needs. It runs the same
+// kernels as DebitN and Status, in the same order.
+
+// Never is the instant, in the nanoseconds of [Outcome], of an event that never comes: the
+// largest int64. Every finite instant is smaller.
+const Never int64 = kernel.Never
+
+// UnixNanos returns t in nanoseconds since the Unix epoch, clamped to the years 1678 to 2262 as
+// every decision clamps it: the instant [Policy.DebitIn] and [Policy.PeekIn] take for t.
+func UnixNanos(t time.Time) int64 { return kernel.FromTime(t) }
+
+// Outcome is what [Policy.DebitIn] and [Policy.PeekIn] report about a subject at an instant,
+// beside whether the debit was admitted: the Status of the subject after the debit (its untouched
+// state when refused) and when the same debit would be admitted, with instants in nanoseconds
+// since the Unix epoch (Never when the event never comes). It is four words, which Go keeps in
+// registers.
+//
+// The zero Outcome holds a limit of zero, with Retry and Full at the epoch; the zero Policy
+// reports a limit of zero with Retry and Full Never instead.
+type Outcome struct {
+	// Remaining is the whole tokens left, rounded down, as numerus.Status reports them.
+	Remaining int64
+	// Limit is the policy's capacity, as numerus.Status reports it.
+	Limit int64
+	// Retry is the instant the same debit would be admitted: the debit's own instant when it was
+	// admitted, else the exact earliest one, or Never.
+	Retry int64
+	// Full is the instant the subject is full again if it takes nothing more, or Never.
+	Full int64
+}
+
+var zeroOutcome = Outcome{Retry: Never, Full: Never}
+
+// DebitIn takes cost tokens at at (nanoseconds since the Unix epoch) from the subject whose state
+// *s holds, all or nothing, in place: admitted, *s becomes the next state; refused, *s is left as
+// it was. It decides as DebitN(*s, time.Unix(0, at), cost) does, reports whether it admitted,
+// and reports the Status of the result at at too, without copying the State (but once for a
+// policy with an And). A cost below 1 panics.
+//
+// *s is a State of p, as Fresh, DebitN and DebitIn make them. A policy whose State needs its
+// extra block (more than 12 words, or a sliding log) gives *s a new block on each admission, so
+// that copies of *s made earlier never change: it allocates, as DebitN does.
+func (p Policy) DebitIn(s *State, at, cost int64) (Outcome, bool) {
+	kernel.CheckCost(cost)
+	c := p.c
+	switch {
+	case c == nil:
+		return zeroOutcome, false
+	case !c.fits(s):
+		return c.debitForeign(s, at, cost)
+	}
+	from, ok := c.debitIn(s, at, cost)
+	return c.outcome(s, at, from, ok), ok
+}
+
+// debitForeign is DebitIn on a State that does not fit c: on a fitted copy, kept if admitted.
+func (c *compiled) debitForeign(s *State, at, cost int64) (Outcome, bool) {
+	fitted := *s
+	c.fit(&fitted)
+	from, ok := c.debitIn(&fitted, at, cost)
+	if ok {
+		*s = fitted
+	}
+	return c.outcome(&fitted, at, from, ok), ok
+}
+
+// PeekIn reports what DebitIn(s, at, 1) would report, changing nothing: whether one token could
+// be taken at at, when it could be if not, and the Status of *s at at.
+func (p Policy) PeekIn(s *State, at int64) (Outcome, bool) {
+	c := p.c
+	if c == nil {
+		return zeroOutcome, false
+	}
+	if !c.fits(s) {
+		fitted := *s
+		c.fit(&fitted)
+		return p.PeekIn(&fitted, at)
+	}
+	var from int64
+	var ok bool
+	if lf := c.single; lf != nil {
+		from, ok = lf.debit(s, nil, at, 1)
+	} else {
+		from, ok = c.debit(0, s, nil, at, 1)
+	}
+	return c.outcome(s, at, from, ok), ok
+}
+
+// debitIn runs the debit on *s, which fits c: admitted, *s holds the next state; refused, it is
+// unchanged. Leaves read and write only their own words, so a tree without an And debits in
+// place; an And may undo its admitted children, from a copy of the words.
+func (c *compiled) debitIn(s *State, at, cost int64) (int64, bool) {
+	if lf := c.single; lf != nil { // the common case, without the tree's dispatch
+		return lf.debit(s, s, at, cost)
+	}
+	if c.ext {
+		dst := *s
+		dst.own(c)
+		from, ok := c.debit(0, s, &dst, at, cost)
+		if ok {
+			*s = dst
+		}
+		return from, ok
+	}
+	if !c.and {
+		return c.debit(0, s, s, at, cost)
+	}
+	src := *s
+	return c.debit(0, &src, s, at, cost)
+}
+
+// outcome completes the answer of a debit at at with the status of s.
+func (c *compiled) outcome(s *State, at, from int64, ok bool) Outcome {
+	var st kernel.Status
+	if lf := c.single; lf != nil {
+		st = lf.status(s, at)
+	} else {
+		st = c.status(0, s, at)
+	}
+	if ok {
+		from = at
+	}
+	return Outcome{Remaining: st.Remaining, Limit: st.Limit, Retry: from, Full: st.Full}
+}
+
+// fits reports whether s can be read under c as it is (see fit).
+func (c *compiled) fits(s *State) bool {
+	e := s.ext
+	return !c.ext || e != nil && len(e.w) == max(c.words-inlineWords, 0) && len(e.logs) == c.logs
+}

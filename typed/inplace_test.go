@@ -1,0 +1,110 @@
+package typed
+
+import (
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// nanosOf returns the Outcome instant of a NextDebitable.
+func nanosOf(n numerus.NextDebitable) int64 {
+	t, ok := n.Time()
+	if !ok {
+		return Never
+	}
+	return t.UnixNano()
+}
+
+// TestDebitInLikeRoot: DebitIn on a State kept in place, and PeekIn before each step, decide as
+// the numerus limiter of the same spec (built with the root's constructors) along a random
+// timeline; a refusal leaves the State as it was, and a copy taken before an admission keeps its
+// value (the State's extra block is not shared with what follows).
+func TestDebitInLikeRoot(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		sp := genSpec(t, 3)
+		p := mustCompile(t, sp)
+		root, s, at := rootOf(t, sp), p.Fresh(), t0
+		for i, st := range genTimeline(t) {
+			at = at.Add(st.delta)
+			ns := UnixNanos(at)
+			_, peekFrom, peekOK := root.DebitN(at, 1)
+			wantPeek := rootOutcome(peekOK, peekFrom, root.Status(at), ns)
+			before, words := s, p.Words(s)
+			require.Equal(t, wantPeek, outcome(p.PeekIn(&s, ns)), "step %d: peek at %v", i, at)
+			require.Equal(t, before, s, "step %d: PeekIn changed the state", i)
+			next, from, ok := root.DebitN(at, st.cost)
+			got := outcome(p.DebitIn(&s, ns, st.cost))
+			require.Equal(t, rootOutcome(ok, from, next.Status(at), ns), got, "step %d: debit %d at %v", i, st.cost, at)
+			require.Equal(t, words, p.Words(before), "step %d: DebitIn changed an earlier copy", i)
+			if !ok {
+				require.Equal(t, before, s, "step %d: a refusal changed the state", i)
+			}
+			root = next
+		}
+	})
+}
+
+// admission is an Outcome with its verdict, to compare in one piece.
+type admission struct {
+	Outcome
+	ok bool
+}
+
+func outcome(o Outcome, ok bool) admission { return admission{o, ok} }
+
+func rootOutcome(ok bool, from numerus.NextDebitable, st numerus.Status, at int64) admission {
+	o := Outcome{Remaining: st.Remaining, Limit: st.Limit, Retry: nanosOf(from), Full: nanosOf(st.Full)}
+	if ok {
+		o.Retry = at
+	}
+	return admission{o, ok}
+}
+
+// TestDebitInZeroPolicy: the zero Policy refuses with Never and a zero limit, as DebitN does.
+func TestDebitInZeroPolicy(t *testing.T) {
+	var s State
+	want := admission{Outcome{Retry: Never, Full: Never}, false}
+	require.Equal(t, want, outcome(Policy{}.DebitIn(&s, UnixNanos(t0), 1)))
+	require.Equal(t, want, outcome(Policy{}.PeekIn(&s, UnixNanos(t0))))
+	require.Panics(t, func() { MustCompile("10/s").DebitIn(&s, 0, 0) }, "a cost below 1")
+}
+
+// TestDebitInForeignState: a State of another policy, or the zero State, is read as its words go
+// (as DebitN reads it), and is left unchanged by a refusal and by PeekIn.
+func TestDebitInForeignState(t *testing.T) {
+	p := MustCompile("sliding 1/s & 10/s")
+	other := MustCompile("finite 2")
+	for _, s := range []State{{}, other.Fresh()} {
+		orig := s
+		_, _, wantOK := p.DebitN(s, t0, 1)
+		_, ok := p.PeekIn(&s, UnixNanos(t0))
+		require.Equal(t, wantOK, ok)
+		require.Equal(t, orig, s)
+		next, _, _ := p.DebitN(s, t0, 1)
+		_, ok = p.DebitIn(&s, UnixNanos(t0), 1)
+		require.True(t, ok)
+		require.Equal(t, p.Words(next), p.Words(s))
+		refused := s
+		_, ok = p.DebitIn(&s, UnixNanos(t0), 1)
+		require.False(t, ok)
+		require.Equal(t, refused, s)
+	}
+}
+
+// TestDebitInAllocatesNothing: DebitIn and PeekIn on a State within 12 inline words and without
+// a log allocate nothing, admitted or refused.
+func TestDebitInAllocatesNothing(t *testing.T) {
+	for _, text := range []string{"gcra 100/s burst 5", "100/s & window 50/s", "count 50/s | token 10/s & 3/ms & finite 9"} {
+		p := MustCompile(text)
+		s, at := p.Fresh(), UnixNanos(t0)
+		n := testing.AllocsPerRun(1000, func() {
+			at += int64(3 * time.Millisecond)
+			_, _ = p.DebitIn(&s, at, 1)
+			_, _ = p.PeekIn(&s, at)
+		})
+		require.Zero(t, n, text)
+	}
+}
