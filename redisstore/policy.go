@@ -127,10 +127,7 @@ func SlidingWindowBucketed(window time.Duration, windows int, n int64) (Policy, 
 	if (window/time.Duration(windows))%time.Microsecond != 0 {
 		return Policy{}, &numerus.ParamError{Param: "windows", Problem: "must split the window into whole microseconds"}
 	}
-	if windows == 1 {
-		return leaf(l, "s", w, n), nil // one sub-window is the exact log, as in numerus
-	}
-	return leaf(l, "b", w, n, w/int64(windows)), nil
+	return leaf(l, "b", w, n, w/int64(windows)), nil // one sub-window: a fixed window on the epoch
 }
 
 // AllOf returns the policy of numerus.AllOf: every policy must admit a debit, and then all are

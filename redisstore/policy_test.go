@@ -26,7 +26,7 @@ func TestEncoding(t *testing.T) {
 		{numerus.Must(redisstore.FixedWindow(time.Second, 4, t0.Add(-750*time.Millisecond))), "w 1000000 4 250000"},
 		{numerus.Must(redisstore.SlidingWindowCount(time.Minute, 4, t0)), "c 60000000 4 0"},
 		{numerus.Must(redisstore.SlidingWindow(time.Second, 4)), "s 1000000 4"},
-		{numerus.Must(redisstore.SlidingWindowBucketed(time.Second, 1, 4)), "s 1000000 4"},
+		{numerus.Must(redisstore.SlidingWindowBucketed(time.Second, 1, 4)), "b 1000000 4 1000000"},
 		{numerus.Must(redisstore.SlidingWindowBucketed(time.Second, 10, 4)), "b 1000000 4 100000"},
 		{numerus.Must(redisstore.AllOf(eachKind[3], numerus.Must(redisstore.AnyOf(eachKind[3], eachKind[3])))), "& 2 f 3 | 2 f 3 f 3"},
 		{numerus.Must(redisstore.AllOf(eachKind[3])), "f 3"},
