@@ -320,18 +320,27 @@ local function fields(leaves)
   return f
 end
 
--- convert carries the states S0 kept under an old policy over to a new one, at the latest of now
--- and every instant they hold. A leaf identical to the old one at its place (the trees having the
--- same shape) keeps its state; any other leaf starts with the lesser of its capacity and what the
--- old leaf at its place had left (the old tree's remaining, when the shapes differ). So nothing is
--- minted: a larger capacity does not refill, and alternating policies never gives back more than
--- was left. It is defined on the only path that needs it.
+-- convert carries the states kept under an old policy over to a new one, as keyed's memory store
+-- and typed.Policy.Continue do. A subject full again under its old policy starts afresh (its key
+-- could as well have expired). Otherwise, at the latest of now and every instant the old states
+-- hold: if the trees have the same shape, a leaf identical to the old one at its place keeps its
+-- state, and any other leaf continues from the old leaf at its place; if not, every leaf continues
+-- from the most used old leaf (the least remaining, the largest count). A leaf that continues
+-- holds the lesser of the tokens remaining and its capacity (for a window, its limit less the
+-- count used), all of them counted as used at that instant. So nothing is minted: a larger
+-- capacity does not refill, and alternating policies never gives back more than was left. It is
+-- defined on the only path that needs it.
 local function convert(old, root, leaves, now)
   local toks = {}
   for w in string.gmatch(old, '%S+') do toks[#toks + 1] = w end
   local root0, leaves0 = parse(toks, 1)
   if not root0 then corrupt('unreadable policy') end
   local S0 = loadAll(leaves0, redis.call('HMGET', key, unpack(fields(leaves0))))
+  local S = {}
+  if select(3, tstatus(root0, S0, now)) <= now then
+    for i, l in ipairs(leaves) do S[i] = fresh(l) end
+    return S
+  end
   local function shape(nd)
     if nd.i then return '.' end
     local s = nd.k .. #nd.c
@@ -340,26 +349,37 @@ local function convert(old, root, leaves, now)
   end
   local at = now
   for i in ipairs(leaves0) do at = max(at, S0[i].last) end
-  local rem
-  if shape(root0) ~= shape(root) then rem = select(2, tstatus(root0, S0, at)) end
-  local S = {}
-  for i, l in ipairs(leaves) do
-    local lo, so, r = leaves0[i], S0[i], rem
-    if not r then
-      if lo.k == l.k and lo[1] == l[1] and lo[2] == l[2] and lo[3] == l[3] then
-        S[i] = so
-        if so.ncum then -- a log: the hash is rewritten, so its entries move to memory
-          S[i] = { h = so.h, t = so.t, base = so.base, last = so.last, nat = so.nat, ncum = so.ncum, mem = {} }
-          for n = so.h, so.t - 2 do S[i].mem[n] = { entry(l, so, n) } end
-        end
-      else
-        r = select(2, status(lo, so, at))
-      end
+  local same, rem, used = shape(root0) == shape(root), NEVER, 0
+  if not same then
+    for i, lo in ipairs(leaves0) do
+      local lim, r = status(lo, S0[i], at)
+      rem, used = min(rem, r), max(used, lim - r)
     end
-    if r then -- a fresh leaf charged what the carried balance leaves out of its capacity
-      local st, used = fresh(l), l.size - max(0, min(r, l.size))
-      if used > 0 then st = select(3, debit(l, st, at, used)) end
-      if l.k ~= 'f' then st.last = at end
+  end
+  for i, l in ipairs(leaves) do
+    local lo, so = leaves0[i], S0[i]
+    if same and lo.k == l.k and lo[1] == l[1] and lo[2] == l[2] and lo[3] == l[3] then
+      S[i] = so
+      if so.ncum then -- a log: the hash is rewritten, so its entries move to memory
+        S[i] = { h = so.h, t = so.t, base = so.base, last = so.last, nat = so.nat, ncum = so.ncum, mem = {} }
+        for n = so.h, so.t - 2 do S[i].mem[n] = { entry(l, so, n) } end
+      end
+    else
+      local r, u = rem, used
+      if same then
+        local lim
+        lim, r = status(lo, so, at)
+        u = lim - r
+      end
+      local k, c = l.k, nil
+      if k == 'g' or k == 't' or k == 'l' or k == 'f' then
+        c = max(min(r, l.size), 0)
+      else
+        c = max(min(r, l.size - min(u, l.size)), 0)
+      end
+      local st = fresh(l) -- a fresh leaf charged what it does not hold
+      if c < l.size then st = select(3, debit(l, st, at, l.size - c)) end
+      if k ~= 'f' then st.last = at end
       if st.ncum then st.mem = {} end
       S[i] = st
     end
@@ -531,7 +551,7 @@ end
 local lim, rem, full
 if root.i then lim, rem, full = status(root, S[1], now) else lim, rem, full = tstatus(root, S, now) end
 
-if op == 'a' and (ok or rewrite) then
+if op == 'a' and ok then
   if rewrite then redis.call('DEL', key) end
   if root.i and not hasLog then -- the common case: one plain leaf
     if all then

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
 	"github.com/redis/go-redis/v9"
@@ -23,28 +23,34 @@ func TestServerRestart(t *testing.T) {
 	srv := redistest.Spawn(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialerRetries: 1, DialTimeout: time.Second})
 	defer c.Close()
-	s := store(t, c, newClock(t0))
+	s := redisstore.New(c)
+	l := limiter(t, s, eachKind[0], newClock(t0))
 	ctx := context.Background()
-	p := eachKind[0]
-	d, err := s.Acquire(ctx, p, "alice", 1)
+	d, err := l.TryAcquire(ctx, "alice", 1)
 	require.NoError(t, err)
 	require.True(t, d.Allowed)
 
 	srv.Kill(t)
 	for range 3 {
-		d, err = s.Acquire(ctx, p, "alice", 1)
+		d, err = l.TryAcquire(ctx, "alice", 1)
 		requireNetError(t, err)
-		require.Equal(t, redisstore.Decision{}, d)
-		_, err = s.Peek(ctx, p, "alice")
+		require.Equal(t, keyed.Decision{}, d)
+		_, err = l.Peek(ctx, "alice")
 		requireNetError(t, err)
-		requireNetError(t, s.Reset(ctx, "alice"))
-		ds, err := s.AcquireBatch(ctx, p, []redisstore.Check{{"a", 1}, {"b", 1}})
+		requireNetError(t, l.Reset(ctx, "alice"))
+		ds, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a", "b"))
 		requireNetError(t, err)
-		require.Equal(t, []redisstore.Decision{{}, {}}, ds)
+		require.Equal(t, []keyed.Decision{{}, {}}, ds)
+		pipe := c.Pipeline()
+		pd := s.QueueAcquire(ctx, pipe, redisstore.Requests(l, 1, "a")[0])
+		_, err = pipe.Exec(ctx)
+		requireNetError(t, err)
+		_, err = pd.Decision(ctx)
+		requireNetError(t, err)
 	}
 
 	srv.Restart(t)
-	d, err = s.Acquire(ctx, p, "alice", 1)
+	d, err = l.TryAcquire(ctx, "alice", 1)
 	require.NoError(t, err)
 	require.True(t, d.Allowed)
 	require.Equal(t, int64(2), d.Remaining, "the restarted server is empty")
@@ -60,15 +66,14 @@ func requireNetError(t *testing.T, err error) {
 
 // TestDeadline: a context that is done fails the call with an error wrapping its cause.
 func TestDeadline(t *testing.T) {
-	srv := redistest.Start(t)
-	s := store(t, srv.Client(t), newClock(t0))
+	l := limiter(t, redisstore.New(redistest.Start(t).Client(t)), eachKind[0], newClock(t0))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := s.Acquire(ctx, eachKind[0], "alice", 1)
+	_, err := l.TryAcquire(ctx, "alice", 1)
 	require.ErrorIs(t, err, context.Canceled)
 	ctx, cancel = context.WithDeadline(context.Background(), t0)
 	defer cancel()
-	_, err = s.Peek(ctx, eachKind[0], "alice")
+	_, err = l.Peek(ctx, "alice")
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
@@ -77,21 +82,19 @@ func TestDeadline(t *testing.T) {
 func TestCorruptState(t *testing.T) {
 	srv := redistest.Start(t)
 	c, clk := srv.Client(t), newClock(t0)
-	s := store(t, c, clk, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	gcra, token, window := eachKind[0], eachKind[1], eachKind[4]
-	sliding := numerus.Must(redisstore.SlidingWindow(time.Hour, 10))
-	pair := numerus.Must(redisstore.AllOf(gcra, window))
 	for _, tc := range []struct {
 		name   string
-		policy redisstore.Policy
+		policy string
 		damage func(key string) error
 	}{
 		{"wrong type", gcra, func(k string) error { return c.Set(ctx, k, "x", 0).Err() }},
 		{"list", gcra, func(k string) error { c.Del(ctx, k); return c.RPush(ctx, k, "x").Err() }},
 		{"no policy field", gcra, func(k string) error { return c.HDel(ctx, k, "p").Err() }},
 		{"unreadable policy", gcra, func(k string) error { return c.HSet(ctx, k, "p", "z9").Err() }},
-		{"missing leaf", pair, func(k string) error { return c.HDel(ctx, k, "2").Err() }},
+		{"missing leaf", gcra + " & " + window, func(k string) error { return c.HDel(ctx, k, "2").Err() }},
 		{"not a number", gcra, func(k string) error { return c.HSet(ctx, k, "1", "abc 0 0").Err() }},
 		{"fraction", gcra, func(k string) error { return c.HSet(ctx, k, "1", "1.5 0 0").Err() }},
 		{"too few numbers", gcra, func(k string) error { return c.HSet(ctx, k, "1", "5 0").Err() }},
@@ -103,26 +106,28 @@ func TestCorruptState(t *testing.T) {
 		{"TAT beyond its burst", gcra, func(k string) error {
 			return c.HSet(ctx, k, "1", "1767225700000000 0 1767225600000000").Err()
 		}},
-		{"log entry missing", sliding, func(k string) error { return c.HDel(ctx, k, "1.0").Err() }},
-		{"log count above limit", sliding, func(k string) error {
+		{"log entry missing", "sliding 10/h", func(k string) error { return c.HDel(ctx, k, "1.0").Err() }},
+		{"log count above limit", "sliding 10/h", func(k string) error {
 			return c.HSet(ctx, k, "1", "0 3 0 1767225600000002 1767225600000002 99").Err()
 		}},
+		{"state beyond the old policy", gcra, func(k string) error { return c.HSet(ctx, k, "p", "g 1 100000 1").Err() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			l := limiter(t, s, tc.policy, clk)
 			for i := range 3 { // three instants: a log holds two entry fields and its newest
 				clk.set(t0.Add(time.Duration(i) * time.Microsecond))
-				_, err := s.Acquire(ctx, tc.policy, tc.name, 1)
+				_, err := l.TryAcquire(ctx, tc.name, 1)
 				require.NoError(t, err)
 			}
 			clk.set(t0.Add(3 * time.Microsecond))
-			require.NoError(t, tc.damage(s.Key(tc.name)))
-			d, err := s.Acquire(ctx, tc.policy, tc.name, 1)
+			require.NoError(t, tc.damage(l.Key(tc.name)))
+			d, err := l.TryAcquire(ctx, tc.name, 1)
 			require.ErrorIs(t, err, redisstore.ErrCorrupt)
-			require.Equal(t, redisstore.Decision{}, d)
-			_, err = s.Peek(ctx, tc.policy, tc.name)
+			require.Equal(t, keyed.Decision{}, d)
+			_, err = l.Peek(ctx, tc.name)
 			require.ErrorIs(t, err, redisstore.ErrCorrupt)
-			require.NoError(t, s.Reset(ctx, tc.name))
-			d, err = s.Acquire(ctx, tc.policy, tc.name, 1)
+			require.NoError(t, l.Reset(ctx, tc.name))
+			d, err = l.TryAcquire(ctx, tc.name, 1)
 			require.NoError(t, err)
 			require.True(t, d.Allowed)
 		})
