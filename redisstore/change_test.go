@@ -108,6 +108,28 @@ func TestPolicyChange(t *testing.T) {
 		})
 	})
 
+	t.Run("the key's layout follows the policy", func(t *testing.T) {
+		ctx := context.Background()
+		s, clk := redisstore.New(c, redisstore.WithMinTTL(time.Hour)), newClock(t0)
+		plainL, treeL := limiter(t, s, hourly(10), clk), limiter(t, s, and(hourly(10), window(8)), clk)
+		for i, step := range []struct {
+			l         keyed.Limiter[string]
+			layout    string
+			remaining int64
+		}{
+			{plainL, "string", 9}, // a plain policy keeps a string
+			{treeL, "hash", 6},    // a tree, a hash: the gcra holds 9, the window 8 less 1 used, less 1
+			{plainL, "string", 5}, // back: the least remaining, 6, less 1
+			{plainL, "string", 4},
+		} {
+			d, err := step.l.TryAcquire(ctx, "s", 1)
+			require.NoError(t, err)
+			require.True(t, d.Allowed, "step %d", i)
+			require.Equal(t, step.remaining, d.Remaining, "step %d", i)
+			require.Equal(t, step.layout, c.Type(ctx, plainL.Key("s")).Val(), "step %d", i)
+		}
+	})
+
 	t.Run("an identical leaf keeps its exact state", func(t *testing.T) {
 		// thirds is spent at +0 and its tokens come back at +333.33ms and +666.67ms. Had the
 		// change at +400ms rebuilt it from its whole remaining token, the second would come at

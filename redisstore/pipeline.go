@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/redis/go-redis/v9"
@@ -38,7 +37,7 @@ func (s *Store) queue(ctx context.Context, pipe redis.Pipeliner, op string, r ke
 	if err != nil {
 		return Pending{s: s, err: err}
 	}
-	return Pending{s: s, c: c, cmd: s.script.EvalSha(ctx, pipe, c.keys(), c.args...)}
+	return Pending{s: s, c: c, cmd: s.script.EvalSha(ctx, pipe, c.keys(), c.argv(s.minTTL)...)}
 }
 
 // Decision returns the queued check's decision, or its error. If the server did not hold the
@@ -49,60 +48,9 @@ func (p *Pending) Decision(ctx context.Context) (keyed.Decision, error) {
 		return keyed.Decision{}, p.err
 	}
 	if noScript(p.cmd.Err()) {
-		p.cmd = p.s.script.Eval(ctx, p.s.client, p.c.keys(), p.c.args...)
+		p.cmd = p.s.script.Eval(ctx, p.s.client, p.c.keys(), p.c.argv(p.s.minTTL)...)
 	}
 	return p.c.decision(p.cmd)
-}
-
-// AcquireBatch runs Acquire for every request in one round trip (a pipeline; on a cluster, one
-// per node, in parallel), and returns the decisions in order. If the server did not hold the
-// script, the checks it refused are sent again as EVALs in a second round trip. If any check
-// fails, the error reports how many did and wraps the first failure; the decision of a failed
-// check is the zero Decision (a refusal). [Requests] builds the requests of a keyed.Limiter's
-// subjects.
-func (s *Store) AcquireBatch(ctx context.Context, reqs []keyed.Request) ([]keyed.Decision, error) {
-	pending := make([]Pending, len(reqs))
-	pipe := s.client.Pipeline()
-	for i, r := range reqs {
-		pending[i] = s.queue(ctx, pipe, opAcquire, r)
-	}
-	_, _ = pipe.Exec(ctx) // each command's own error is read below
-	s.resend(ctx, pending)
-	out := make([]keyed.Decision, len(reqs))
-	var first error
-	failed, at := 0, 0
-	for i := range pending {
-		d, err := pending[i].Decision(ctx)
-		if err != nil {
-			if failed == 0 {
-				first, at = err, i
-			}
-			failed++
-		}
-		out[i] = d
-	}
-	if failed > 0 {
-		return out, fmt.Errorf("redisstore: %d of %d checks failed, first check %d: %w", failed, len(reqs), at, first)
-	}
-	return out, nil
-}
-
-// resend sends again, as EVALs in one pipeline, the checks the server refused for want of the
-// script.
-func (s *Store) resend(ctx context.Context, pending []Pending) {
-	var pipe redis.Pipeliner
-	for i := range pending {
-		pd := &pending[i]
-		if pd.err == nil && noScript(pd.cmd.Err()) {
-			if pipe == nil {
-				pipe = s.client.Pipeline()
-			}
-			pd.cmd = s.script.Eval(ctx, pipe, pd.c.keys(), pd.c.args...)
-		}
-	}
-	if pipe != nil {
-		_, _ = pipe.Exec(ctx)
-	}
 }
 
 // Requests returns the requests that take cost tokens for each subject under l's policy, at the
@@ -111,8 +59,11 @@ func (s *Store) resend(ctx context.Context, pending []Pending) {
 func Requests[S any](l keyed.Limiter[S], cost int64, subjects ...S) []keyed.Request {
 	reqs := make([]keyed.Request, len(subjects))
 	p := l.Policy()
+	var buf []byte // the keys, one after the other
 	for i, subject := range subjects {
-		reqs[i] = keyed.Request{Key: []byte(l.Key(subject)), Policy: p, Cost: cost}
+		start := len(buf)
+		buf = append(buf, l.Key(subject)...)
+		reqs[i] = keyed.Request{Key: buf[start:len(buf):len(buf)], Policy: p, Cost: cost}
 	}
 	return reqs
 }

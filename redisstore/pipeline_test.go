@@ -3,15 +3,19 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
+	"github.com/numerus-closus/numerus/typed"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -38,8 +42,9 @@ func batch(t *testing.T, s *redisstore.Store, ns string) []keyed.Decision {
 	return ds
 }
 
-// TestBatch: a batch of 100 checks is one round trip of 100 EVALSHAs, in order; after a SCRIPT
-// FLUSH, the refused checks go again as EVALs in a second round trip.
+// TestBatch: on a single server, a batch of 100 checks of one policy is one round trip and one
+// EVALSHA; after a SCRIPT FLUSH, it goes again as an EVAL in a second round trip. Checks of
+// several policies are one EVALSHA each, in one round trip.
 func TestBatch(t *testing.T) {
 	srv := redistest.Start(t)
 	c, hook := srv.Client(t), &sent{}
@@ -52,17 +57,98 @@ func TestBatch(t *testing.T) {
 	batch(t, s, t.Name()+"/one trip")
 	names, trips := hook.take()
 	require.Equal(t, 1, trips)
-	require.Len(t, names, 100)
-	for _, n := range names {
-		require.Equal(t, "evalsha", n)
-	}
+	require.Equal(t, []string{"evalsha"}, names)
 
 	require.NoError(t, c.ScriptFlush(context.Background()).Err())
 	hook.take()
 	batch(t, s, t.Name()+"/flushed")
 	names, trips = hook.take()
 	require.Equal(t, 2, trips)
-	require.Len(t, names, 200)
+	require.Equal(t, []string{"evalsha", "eval"}, names)
+
+	a, b := limiter(t, s, "gcra 1/h burst 2", nil), limiter(t, s, "window 2/h", nil)
+	reqs := append(redisstore.Requests(a, 1, "x", "y"), redisstore.Requests(b, 1, "z", "z", "z")...)
+	ds, err := s.AcquireBatch(context.Background(), reqs)
+	require.NoError(t, err)
+	names, trips = hook.take()
+	require.Equal(t, 1, trips)
+	require.Equal(t, []string{"evalsha", "evalsha", "evalsha", "evalsha", "evalsha"}, names)
+	for i, want := range []bool{true, true, true, true, false} {
+		require.Equal(t, want, ds[i].Allowed, "check %d", i)
+	}
+}
+
+// TestBatchLarge: a batch larger than one script call takes is split, still in one round trip.
+func TestBatchLarge(t *testing.T) {
+	srv := redistest.Start(t)
+	c, hook := srv.Client(t), &sent{}
+	c.AddHook(hook)
+	s := redisstore.New(c)
+	l := limiter(t, s, "gcra 1/h burst 3", nil)
+	_, err := l.Peek(context.Background(), "load the script")
+	require.NoError(t, err)
+	hook.take()
+	subjects := make([]string, 1234)
+	for i := range subjects {
+		subjects[i] = fmt.Sprint(i % 617)
+	}
+	ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, subjects...))
+	require.NoError(t, err)
+	names, trips := hook.take()
+	require.Equal(t, 1, trips)
+	require.Equal(t, []string{"evalsha", "evalsha", "evalsha"}, names)
+	for i, d := range ds {
+		require.True(t, d.Allowed, "check %d", i)
+		require.Equal(t, int64(2-i/617), d.Remaining, "check %d", i)
+	}
+}
+
+// TestBatchCorrupt: a corrupt subject fails alone in a batch; the others are decided.
+func TestBatchCorrupt(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	s := redisstore.New(c)
+	for _, text := range []string{"gcra 1/h burst 3", "sliding 3/h"} { // the fast path, the general engine
+		l := limiter(t, s, text, nil)
+		require.NoError(t, c.Set(context.Background(), l.Key("bad"), "x", 0).Err())
+		ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, "a", "bad", "b"))
+		require.ErrorIs(t, err, redisstore.ErrCorrupt, text)
+		require.ErrorContains(t, err, "1 of 3 checks failed, first check 1")
+		require.True(t, ds[0].Allowed)
+		require.Equal(t, keyed.Decision{}, ds[1])
+		require.True(t, ds[2].Allowed)
+	}
+}
+
+// TestBatchDecidesAsOneByOne runs random batches of one policy, with the caller's times, and
+// requires each decision to be the one keyed's memory store makes for the same requests one by
+// one, in order.
+func TestBatchDecidesAsOneByOne(t *testing.T) {
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	rapid.Check(t, func(rt *rapid.T) {
+		p, err := typed.Compile(genSpec(rt, 1))
+		require.NoError(rt, err)
+		ref := memory.New(memory.WithGrace(1000 * time.Hour))
+		limit := p.Status(p.Fresh(), t0).Limit
+		run := strconv.FormatInt(subjects.Add(1), 10)
+		at := t0
+		for range rapid.IntRange(1, 4).Draw(rt, "batches") {
+			var reqs []keyed.Request
+			for range rapid.IntRange(1, 30).Draw(rt, "checks") {
+				at = at.Add(time.Duration(rapid.Int64Range(-2, 5).Draw(rt, "dt")) * time.Millisecond)
+				reqs = append(reqs, keyed.Request{Key: []byte(run + ":" + rapid.SampledFrom([]string{"a", "b", "c"}).Draw(rt, "subject")),
+					Policy: p, Cost: rapid.Int64Range(1, min(limit, 5)).Draw(rt, "cost"), At: at})
+			}
+			ds, err := s.AcquireBatch(ctx, reqs)
+			require.NoError(rt, err)
+			for i, r := range reqs {
+				want, _ := ref.Acquire(ctx, r)
+				want.RetryAfter, want.ResetAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter)
+				require.Equal(rt, want, ds[i], "check %d under %s", i, p)
+			}
+		}
+	})
 }
 
 // TestBatchInvalid: an invalid check fails alone; the batch reports it and runs the others.

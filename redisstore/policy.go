@@ -3,6 +3,7 @@ package redisstore
 import (
 	"math/bits"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/numerus-closus/numerus"
@@ -21,7 +22,7 @@ const (
 // program is a typed.Policy in the script's terms: its tokens, in prefix order, and its capacity.
 // Equal policies (deciding alike, however written) have equal tokens.
 type program struct {
-	toks  []any // strings: '&' or '|' and a child count, or a kind letter and its numbers
+	toks  []any // the joined tokens, then the tokens: '&' or '|' and a child count, or a kind letter and its numbers
 	limit int64
 }
 
@@ -53,10 +54,15 @@ func compile(p typed.Policy) (*program, error) {
 	if p == (typed.Policy{}) {
 		return nil, &numerus.ParamError{Param: "policy", Problem: "is the zero typed.Policy: compile one with typed.Compile"}
 	}
-	pr := &program{limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit}
-	if err := encode(&pr.toks, p.Spec(), "", 0); err != nil {
+	var toks []any
+	if err := encode(&toks, p.Spec(), "", 0); err != nil {
 		return nil, err
 	}
+	words := make([]string, len(toks))
+	for i, t := range toks {
+		words[i] = t.(string)
+	}
+	pr := &program{toks: append([]any{strings.Join(words, " ")}, toks...), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit}
 	return pr, nil
 }
 

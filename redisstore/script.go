@@ -2,9 +2,12 @@ package redisstore
 
 import (
 	_ "embed"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/numerus-closus/numerus"
@@ -26,20 +29,38 @@ const (
 	opReset   = "r"
 )
 
-// call is one script call: its key and arguments, and the caller's instant in ns (base) when the
-// request carries one (caller true), from which the waits are measured.
+// call is one check: its key, its cost and the caller's time in µs as the script reads them (""
+// for the server's time), its policy, and the caller's instant in ns (base) when the request
+// carries one (caller true), from which the waits are measured.
 type call struct {
-	op, key string
-	args    []any
-	base    int64
-	caller  bool
+	op, key    string
+	cost, when any
+	pr         *program
+	base       int64
+	caller     bool
 }
 
 func (c call) keys() []string { return []string{c.key} }
 
-func reset(r keyed.Request) call {
-	return call{op: opReset, key: string(r.Key), args: []any{opReset}}
+// argv returns the arguments of the check's own script call.
+func (c call) argv(minTTL any) []any {
+	if c.op == opReset {
+		return []any{opReset}
+	}
+	return append(append(make([]any, 0, 4+len(c.pr.toks)), c.op, c.cost, c.when, minTTL), c.pr.toks...)
 }
+
+func reset(r keyed.Request) call {
+	return call{op: opReset, key: string(r.Key)}
+}
+
+// costs holds the small costs as the script reads them, boxed once.
+var costs = func() (a [65]any) {
+	for i := range a {
+		a[i] = strconv.Itoa(i)
+	}
+	return a
+}()
 
 // call validates a check and builds its script call, before any server call.
 func (s *Store) call(op string, r keyed.Request) (call, error) {
@@ -55,28 +76,38 @@ func (s *Store) call(op string, r keyed.Request) (call, error) {
 		return call{}, &numerus.ParamError{Param: "cost", Problem: "must be from 1 to the capacity " +
 			strconv.FormatInt(pr.limit, 10) + " of " + r.Policy.String() + ", got " + strconv.FormatInt(cost, 10)}
 	}
-	c := call{op: op, key: string(r.Key)}
-	when := ""
+	c := call{op: op, key: string(r.Key), pr: pr, when: ""}
+	if cost < int64(len(costs)) {
+		c.cost = costs[cost]
+	} else {
+		c.cost = strconv.FormatInt(cost, 10)
+	}
 	if !r.At.IsZero() {
 		if r.At.Before(time.Unix(0, 0)) || r.At.UnixMicro() > maxInstant {
 			return call{}, &numerus.ParamError{Param: "time", Problem: "must lie between 1970 and 2112 for the Redis store, got " + r.At.String()}
 		}
-		when, c.base, c.caller = strconv.FormatInt(r.At.UnixMicro(), 10), r.At.UnixNano(), true
+		c.when, c.base, c.caller = strconv.FormatInt(r.At.UnixMicro(), 10), r.At.UnixNano(), true
 	}
-	c.args = append(make([]any, 0, 4+len(pr.toks)), op, strconv.FormatInt(cost, 10), when, s.minTTL)
-	c.args = append(c.args, pr.toks...)
 	return c, nil
 }
 
-// decision reads the script's reply {allowed, remaining, limit, retry, full, now}: instants in µs,
-// -1 for never.
+// decision reads the script's reply: six little-endian doubles, allowed (0 or 1), remaining,
+// limit, and the retry, full and current instants in µs (-1 for never).
 func (c call) decision(cmd *redis.Cmd) (keyed.Decision, error) {
-	v, err := cmd.Int64Slice()
+	v, err := cmd.Text()
 	if err != nil {
 		return keyed.Decision{}, c.fail(err)
 	}
-	if len(v) != 6 {
-		return keyed.Decision{}, fmt.Errorf("redisstore: %s %q: unexpected reply %v", c.name(), c.key, v)
+	return c.read(v)
+}
+
+func (c call) read(reply string) (keyed.Decision, error) {
+	if len(reply) != 48 {
+		return keyed.Decision{}, fmt.Errorf("redisstore: %s %q: unexpected reply %q", c.name(), c.key, reply)
+	}
+	var v [6]int64
+	for i := range v {
+		v[i] = int64(math.Float64frombits(binary.LittleEndian.Uint64([]byte(reply[8*i : 8*i+8]))))
 	}
 	base := c.base
 	if !c.caller {
@@ -110,7 +141,7 @@ func (c call) fail(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case redis.HasErrorPrefix(err, "NUMERUS_CORRUPT"):
+	case strings.Contains(err.Error(), "NUMERUS_CORRUPT"):
 		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	return fmt.Errorf("redisstore: %s %q: %w", c.name(), c.key, err)

@@ -20,7 +20,7 @@ import (
 type Store struct {
 	client   redis.UniversalClient
 	script   *redis.Script
-	minTTL   string   // ms
+	minTTL   any      // ms, a string
 	programs sync.Map // typed.Policy → *program
 	cached   atomic.Int64
 }
@@ -79,7 +79,7 @@ func (s *Store) Peek(ctx context.Context, r keyed.Request) (keyed.Decision, erro
 // Reset forgets the subject of r.Key (only r.Key is read): its next check starts from full.
 func (s *Store) Reset(ctx context.Context, r keyed.Request) error {
 	c := reset(r)
-	return c.fail(s.script.Run(ctx, s.client, c.keys(), c.args...).Err())
+	return c.fail(s.script.Run(ctx, s.client, c.keys(), c.argv(s.minTTL)...).Err())
 }
 
 func (s *Store) run(ctx context.Context, op string, r keyed.Request) (keyed.Decision, error) {
@@ -87,5 +87,5 @@ func (s *Store) run(ctx context.Context, op string, r keyed.Request) (keyed.Deci
 	if err != nil {
 		return keyed.Decision{}, err
 	}
-	return c.decision(s.script.Run(ctx, s.client, c.keys(), c.args...))
+	return c.decision(s.script.Run(ctx, s.client, c.keys(), c.argv(s.minTTL)...))
 }

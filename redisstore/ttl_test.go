@@ -58,8 +58,9 @@ func (m *monitor) send(args ...string) {
 
 var quoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 
-// next returns the arguments of the next command named name that the server runs.
-func (m *monitor) next(t *testing.T, name string) []string {
+// ttl returns the key and the TTL in ms of the next command that sets one: SET key value PX ms
+// (a plain policy's string) or PEXPIRE key ms (a hash).
+func (m *monitor) ttl(t *testing.T) (string, string) {
 	t.Helper()
 	for {
 		line, err := m.r.ReadString('\n')
@@ -68,23 +69,26 @@ func (m *monitor) next(t *testing.T, name string) []string {
 		for _, q := range quoted.FindAllStringSubmatch(line, -1) {
 			args = append(args, q[1])
 		}
-		if len(args) > 0 && strings.EqualFold(args[0], name) {
-			return args[1:]
+		switch {
+		case len(args) == 3 && strings.EqualFold(args[0], "pexpire"):
+			return args[1], args[2]
+		case len(args) == 5 && strings.EqualFold(args[0], "set") && strings.EqualFold(args[3], "px"):
+			return args[1], args[4]
 		}
 	}
 }
 
 // acquireTTL takes cost for subject with l and returns its decision, the TTL the script set (read
-// from the server's MONITOR stream, as the PEXPIRE argument) and the key's PTTL read just after.
+// from the server's MONITOR stream) and the key's PTTL read just after.
 func acquireTTL(t *testing.T, l keyed.Limiter[string], c *redis.Client, subject string, cost int64) (keyed.Decision, time.Duration, time.Duration) {
 	t.Helper()
 	ctx := context.Background()
 	m := watch(t, c.Options())
 	d, err := l.TryAcquire(ctx, subject, cost)
 	require.NoError(t, err)
-	args := m.next(t, "pexpire")
-	require.Equal(t, l.Key(subject), args[0])
-	ms, err := strconv.ParseInt(args[1], 10, 64)
+	key, arg := m.ttl(t)
+	require.Equal(t, l.Key(subject), key)
+	ms, err := strconv.ParseInt(arg, 10, 64)
 	require.NoError(t, err)
 	return d, time.Duration(ms) * time.Millisecond, c.PTTL(ctx, l.Key(subject)).Val()
 }
