@@ -2,13 +2,14 @@ module github.com/numerus-closus/numerus/bench
 
 go 1.26.0
 
-// TODO-redis: when the Redis store lands in its own module, require it and add
-// replace github.com/numerus-closus/numerus/redis => ../redis (with its real directory).
 replace github.com/numerus-closus/numerus => ../
+
+replace github.com/numerus-closus/numerus/redisstore => ../redisstore
 
 require (
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/numerus-closus/numerus v0.0.0-00010101000000-000000000000
+	github.com/numerus-closus/numerus/redisstore v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/sethvargo/go-limiter v1.1.0
 	github.com/stretchr/testify v1.12.1

@@ -6,9 +6,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
 )
@@ -16,15 +14,10 @@ import (
 // benchPolicies are the policies benchmarked: the cheapest state, the costliest (a log), and a
 // tree. They admit about a million checks a second per subject, so the benchmarks measure
 // admissions; each reports the share admitted to prove it.
-var benchPolicies = []struct {
-	name   string
-	policy redisstore.Policy
-}{
-	{"gcra", numerus.Must(redisstore.GCRA(numerus.PerSecond(1_000_000), 1_000_000))},
-	{"sliding", numerus.Must(redisstore.SlidingWindow(time.Second, 1_000_000))},
-	{"tree", numerus.Must(redisstore.AllOf(
-		numerus.Must(redisstore.TokenBucket(1_000_000, numerus.PerSecond(1_000_000))),
-		numerus.Must(redisstore.FixedWindow(time.Second, 1_000_000, time.Unix(0, 0)))))},
+var benchPolicies = []struct{ name, policy string }{
+	{"gcra", "gcra 1000000/s"},
+	{"sliding", "sliding 1000000/s"},
+	{"tree", "token 1000000/s & window 1000000/s"},
 }
 
 func subjectNames(n int) []string {
@@ -39,19 +32,19 @@ func reportAllowed(b *testing.B, allowed int64, checks int) {
 	b.ReportMetric(float64(allowed)/float64(checks), "allowed/check")
 }
 
-// BenchmarkAcquire runs Acquire serially, the script reading the server's clock.
+// BenchmarkAcquire runs TryAcquire serially, the script reading the server's clock.
 func BenchmarkAcquire(b *testing.B) {
 	srv := redistest.Start(b)
 	for _, bp := range benchPolicies {
 		for _, keys := range []int{1, 10000} {
 			b.Run("algo="+bp.name+"/keys="+strconv.Itoa(keys), func(b *testing.B) {
-				s := store(b, srv.Client(b), nil)
+				l := limiter(b, redisstore.New(srv.Client(b)), bp.policy, nil)
 				subjects, ctx := subjectNames(keys), context.Background()
 				var allowed int64
 				n := 0
 				b.ReportAllocs()
 				for b.Loop() {
-					d, err := s.Acquire(ctx, bp.policy, subjects[n%keys], 1)
+					d, err := l.TryAcquire(ctx, subjects[n%keys], 1)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -66,20 +59,20 @@ func BenchmarkAcquire(b *testing.B) {
 	}
 }
 
-// BenchmarkAcquireParallel runs Acquire from 64 goroutines sharing one client.
+// BenchmarkAcquireParallel runs TryAcquire from 64 goroutines sharing one client.
 func BenchmarkAcquireParallel(b *testing.B) {
 	srv := redistest.Start(b)
 	for _, bp := range benchPolicies[:1] {
 		for _, keys := range []int{1, 10000} {
 			b.Run("algo="+bp.name+"/keys="+strconv.Itoa(keys)+"/goroutines=64", func(b *testing.B) {
-				s := store(b, srv.Client(b), nil)
+				l := limiter(b, redisstore.New(srv.Client(b)), bp.policy, nil)
 				subjects, ctx := subjectNames(keys), context.Background()
 				var allowed, checks, next atomic.Int64
 				b.SetParallelism((64 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
 				b.ReportAllocs()
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
-						d, err := s.Acquire(ctx, bp.policy, subjects[int(next.Add(1))%keys], 1)
+						d, err := l.TryAcquire(ctx, subjects[int(next.Add(1))%keys], 1)
 						if err != nil {
 							b.Error(err)
 							return
@@ -101,17 +94,14 @@ func BenchmarkAcquireBatch(b *testing.B) {
 	srv := redistest.Start(b)
 	for _, bp := range benchPolicies {
 		b.Run("algo="+bp.name+"/batch=100", func(b *testing.B) {
-			s := store(b, srv.Client(b), nil)
-			checks := make([]redisstore.Check, 100)
-			for i, subject := range subjectNames(len(checks)) {
-				checks[i] = redisstore.Check{Subject: subject, Cost: 1}
-			}
+			s := redisstore.New(srv.Client(b))
+			reqs := redisstore.Requests(limiter(b, s, bp.policy, nil), 1, subjectNames(100)...)
 			ctx := context.Background()
 			var allowed int64
 			n := 0
 			b.ReportAllocs()
 			for b.Loop() {
-				ds, err := s.AcquireBatch(ctx, bp.policy, checks)
+				ds, err := s.AcquireBatch(ctx, reqs)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -120,7 +110,7 @@ func BenchmarkAcquireBatch(b *testing.B) {
 						allowed++
 					}
 				}
-				n += len(checks)
+				n += len(reqs)
 			}
 			reportAllowed(b, allowed, n)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/check")

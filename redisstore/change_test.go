@@ -10,55 +10,58 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
+	"github.com/numerus-closus/numerus/typed"
 	"github.com/redis/go-redis/v9"
 )
 
 // step is one check in a policy-change table: at t0+at, under policy, cost tokens (0 = Peek).
 type step struct {
 	at            time.Duration
-	policy        redisstore.Policy
+	policy        string
 	cost          int64
 	wantAllowed   bool
 	wantRemaining int64
 }
 
-func runSteps(t *testing.T, c redis.UniversalClient, subject string, steps []step) {
+// runSteps runs the steps on one subject, in a namespace of the test's own, and returns the
+// subject's key.
+func runSteps(t *testing.T, c redis.UniversalClient, steps []step) string {
 	t.Helper()
 	clk := newClock(t0)
-	s := store(t, c, clk, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
+	var l keyed.Limiter[string]
 	for i, st := range steps {
 		clk.set(t0.Add(st.at))
-		var d redisstore.Decision
+		l = limiter(t, s, st.policy, clk)
+		var d keyed.Decision
 		var err error
 		if st.cost == 0 {
-			d, err = s.Peek(ctx, st.policy, subject)
+			d, err = l.Peek(ctx, "s")
 		} else {
-			d, err = s.Acquire(ctx, st.policy, subject, st.cost)
+			d, err = l.TryAcquire(ctx, "s", st.cost)
 		}
 		require.NoError(t, err, "step %d", i)
 		require.Equal(t, st.wantAllowed, d.Allowed, "step %d: %s at +%v cost %d", i, st.policy, st.at, st.cost)
 		require.Equal(t, st.wantRemaining, d.Remaining, "step %d: %s at +%v cost %d", i, st.policy, st.at, st.cost)
 	}
+	return l.Key("s")
 }
 
+// TestPolicyChange walks through the carry-over rules of typed.Policy.Continue (which the
+// differential test checks at random against keyed's memory store).
 func TestPolicyChange(t *testing.T) {
-	srv := redistest.Start(t)
-	c := srv.Client(t)
-	hourly := func(burst int64) redisstore.Policy {
-		return numerus.Must(redisstore.GCRA(numerus.PerHour(1), burst))
-	}
-	window := func(n int64) redisstore.Policy {
-		return numerus.Must(redisstore.FixedWindow(time.Hour, n, t0))
-	}
-	log := numerus.Must(redisstore.SlidingWindow(time.Second, 5))
-	thirds := numerus.Must(redisstore.GCRA(numerus.PerSecond(3), 3))
+	c := redistest.Start(t).Client(t)
+	hourly := func(burst int) string { return "gcra 1/h burst " + strconv.Itoa(burst) }
+	window := func(n int) string { return "window " + strconv.Itoa(n) + "/h" }
+	and := func(a, b string) string { return a + " & " + b }
+	log, thirds := "sliding 5/s", "gcra 3/s burst 3"
 
 	t.Run("bucket: the lesser of tokens and capacity, never refilled", func(t *testing.T) {
-		runSteps(t, c, "bucket", []step{
+		runSteps(t, c, []step{
 			{0, hourly(10), 7, true, 3},
 			{0, hourly(5), 0, true, 3}, // a peek converts in memory only
 			{0, hourly(10), 0, true, 3},
@@ -67,95 +70,128 @@ func TestPolicyChange(t *testing.T) {
 			{0, hourly(10), 0, true, 2},
 			{0, hourly(10), 1, true, 1},
 			{0, hourly(10), 0, true, 1}, // re-applying the same policy changes nothing
+			{0, "gcra 2/2h burst 10", 0, true, 1},
 			{0, hourly(1), 0, true, 1},
 			{0, hourly(10), 1, true, 0},
 			{0, hourly(10), 1, false, 0},
 		})
 	})
 
-	t.Run("window: remaining carried, count capped at the new limit", func(t *testing.T) {
-		runSteps(t, c, "window", []step{
+	t.Run("window: the count carried, capped at the new limit", func(t *testing.T) {
+		runSteps(t, c, []step{
 			{0, window(10), 3, true, 7},
-			{0, window(5), 1, true, 4},
-			{0, window(10), 0, true, 4}, // no refill from a larger limit
-			{0, window(2), 2, true, 0},
-			{0, window(10), 1, false, 0},
-			{time.Hour, window(10), 1, true, 9}, // the next window starts from full
+			{0, window(5), 1, true, 1},   // 3 counted of 5, then 1 more
+			{0, window(10), 0, true, 1},  // no refill from a larger limit
+			{0, window(2), 1, false, 0},  // 4 counted, over a limit of 2
+			{0, window(10), 1, true, 0},  // the refusal wrote nothing
+			{0, window(10), 1, false, 0}, //
+			{time.Hour, window(10), 1, true, 9},
 		})
 	})
 
-	t.Run("a change of shape carries the tree's remaining", func(t *testing.T) {
-		runSteps(t, c, "shape", []step{
+	t.Run("a change of shape carries the most used leaf", func(t *testing.T) {
+		runSteps(t, c, []step{
 			{0, hourly(10), 4, true, 6},
-			{0, numerus.Must(redisstore.AllOf(hourly(10), window(3))), 0, true, 3},
-			{0, numerus.Must(redisstore.AllOf(hourly(10), window(8))), 1, true, 5},
-			{0, hourly(10), 0, true, 5},
+			{0, and(hourly(10), window(3)), 0, false, 0}, // 4 counted in a window of 3
+			{0, and(hourly(10), window(8)), 1, true, 3},  // the gcra holds 6, the window 8-4
+			{0, hourly(10), 0, true, 3},                  // the least remaining
 		})
+	})
+
+	t.Run("a subject full again under its old policy starts afresh", func(t *testing.T) {
+		runSteps(t, c, []step{
+			{0, "gcra 1/s burst 2", 2, true, 0},
+			{time.Second, "gcra 1/s burst 2", 0, true, 1},
+			{time.Second, hourly(10), 0, true, 1},
+			{2 * time.Second, hourly(10), 0, true, 10},
+			{2 * time.Second, hourly(10), 10, true, 0},
+		})
+	})
+
+	t.Run("the key's layout follows the policy", func(t *testing.T) {
+		ctx := context.Background()
+		s, clk := redisstore.New(c, redisstore.WithMinTTL(time.Hour)), newClock(t0)
+		plainL, treeL := limiter(t, s, hourly(10), clk), limiter(t, s, and(hourly(10), window(8)), clk)
+		for i, step := range []struct {
+			l         keyed.Limiter[string]
+			layout    string
+			remaining int64
+		}{
+			{plainL, "string", 9}, // a plain policy keeps a string
+			{treeL, "hash", 6},    // a tree, a hash: the gcra holds 9, the window 8 less 1 used, less 1
+			{plainL, "string", 5}, // back: the least remaining, 6, less 1
+			{plainL, "string", 4},
+		} {
+			d, err := step.l.TryAcquire(ctx, "s", 1)
+			require.NoError(t, err)
+			require.True(t, d.Allowed, "step %d", i)
+			require.Equal(t, step.remaining, d.Remaining, "step %d", i)
+			require.Equal(t, step.layout, c.Type(ctx, plainL.Key("s")).Val(), "step %d", i)
+		}
 	})
 
 	t.Run("an identical leaf keeps its exact state", func(t *testing.T) {
 		// thirds is spent at +0 and its tokens come back at +333.33ms and +666.67ms. Had the
 		// change at +400ms rebuilt it from its whole remaining token, the second would come at
 		// +1066.67ms - 333.33ms·2 instead.
-		runSteps(t, c, "identical", []step{
-			{0, numerus.Must(redisstore.AllOf(thirds, window(100))), 3, true, 0},
-			{400 * time.Millisecond, numerus.Must(redisstore.AllOf(thirds, window(50))), 0, true, 1},
-			{667 * time.Millisecond, numerus.Must(redisstore.AllOf(thirds, window(50))), 0, true, 2},
+		runSteps(t, c, []step{
+			{0, and(thirds, window(100)), 3, true, 0},
+			{400 * time.Millisecond, and(thirds, window(50)), 0, true, 1},
+			{667 * time.Millisecond, and(thirds, window(50)), 0, true, 2},
 		})
 	})
 
 	t.Run("an identical log keeps its entries through a rewrite", func(t *testing.T) {
-		runSteps(t, c, "log", []step{
-			{0, numerus.Must(redisstore.AllOf(log, hourly(100))), 1, true, 4},
-			{100 * time.Millisecond, numerus.Must(redisstore.AllOf(log, hourly(100))), 2, true, 2},
-			{200 * time.Millisecond, numerus.Must(redisstore.AllOf(log, hourly(100))), 1, true, 1},
-			{300 * time.Millisecond, numerus.Must(redisstore.AllOf(log, hourly(50))), 1, true, 0},
-			{time.Second, numerus.Must(redisstore.AllOf(log, hourly(50))), 0, true, 1},
-			{1100 * time.Millisecond, numerus.Must(redisstore.AllOf(log, hourly(50))), 0, true, 3},
-			{1300 * time.Millisecond, numerus.Must(redisstore.AllOf(log, hourly(50))), 0, true, 5},
+		key := runSteps(t, c, []step{
+			{0, and(log, hourly(100)), 1, true, 4},
+			{100 * time.Millisecond, and(log, hourly(100)), 2, true, 2},
+			{200 * time.Millisecond, and(log, hourly(100)), 1, true, 1},
+			{300 * time.Millisecond, and(log, hourly(50)), 1, true, 0},
+			{time.Second, and(log, hourly(50)), 0, true, 1},
+			{1100 * time.Millisecond, and(log, hourly(50)), 0, true, 3},
+			{1300 * time.Millisecond, and(log, hourly(50)), 0, true, 5},
 		})
-		key := store(t, c, nil).Key("log")
 		fields, err := c.HKeys(context.Background(), key).Result()
 		require.NoError(t, err)
 		require.ElementsMatch(t, []string{"p", "1", "2", "1.0", "1.1", "1.2"}, fields)
 	})
 
 	t.Run("a log becomes one entry of what it used", func(t *testing.T) {
-		runSteps(t, c, "log to log", []step{
+		runSteps(t, c, []step{
 			{0, log, 1, true, 4},
 			{100 * time.Millisecond, log, 2, true, 2},
-			{200 * time.Millisecond, numerus.Must(redisstore.SlidingWindow(2*time.Second, 4)), 0, true, 2},
+			{200 * time.Millisecond, "sliding 4/2s", 0, true, 1},
 			// The peek converted in memory only: the change is written by this acquisition, as one
-			// entry of 2 at +300ms, merged with the token it takes.
-			{300 * time.Millisecond, numerus.Must(redisstore.SlidingWindow(2*time.Second, 4)), 1, true, 1},
-			{2299 * time.Millisecond, numerus.Must(redisstore.SlidingWindow(2*time.Second, 4)), 0, true, 1},
-			{2300 * time.Millisecond, numerus.Must(redisstore.SlidingWindow(2*time.Second, 4)), 0, true, 4},
+			// entry of 3 at +300ms, merged with the token it takes.
+			{300 * time.Millisecond, "sliding 4/2s", 1, true, 0},
+			{2299 * time.Millisecond, "sliding 4/2s", 0, false, 0},
+			{2300 * time.Millisecond, "sliding 4/2s", 0, true, 4},
 		})
 	})
 }
 
 // TestPolicyChangeMintsNothing alternates, at one instant, between two random policies of up to
 // three leaves, with acquisitions and peeks. Once the subject is written (its first admission),
-// the balance an acquisition leaves never rises, and no decision reports more than it, so no
-// sequence of changes hands out a token that was not left. (A peek writes nothing: under another
-// policy it shows that policy's view of the stored state, and the stored policy's own view after.)
+// the balance an admission leaves never rises, and no decision reports more than the last one,
+// so no sequence of changes hands out a token that was not left. (Refusals and peeks write
+// nothing: under another policy they show that policy's view of the stored state.)
 func TestPolicyChangeMintsNothing(t *testing.T) {
-	srv := redistest.Start(t)
-	s := store(t, srv.Client(t), newClock(t0), redisstore.WithMinTTL(time.Hour)) // time stands still
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour)) // time stands still
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
-		ps := []redisstore.Policy{genPolicy(rt, 1).store, genPolicy(rt, 1).store}
-		subject := "m" + strconv.FormatInt(subjects.Add(1), 10)
+		ps := []typed.Policy{typed.MustCompile(genSpec(rt, 1).String()), typed.MustCompile(genSpec(rt, 1).String())}
+		key := []byte("m" + strconv.FormatInt(subjects.Add(1), 10))
 		last := int64(-1)
 		for i := range rapid.IntRange(1, 30).Draw(rt, "steps") {
 			p := ps[rapid.IntRange(0, 1).Draw(rt, "policy")]
-			var d redisstore.Decision
+			r := keyed.Request{Key: key, Policy: p, Cost: rapid.Int64Range(0, 4).Draw(rt, "cost"), At: t0}
+			var d keyed.Decision
 			var err error
-			cost := rapid.Int64Range(0, 4).Draw(rt, "cost")
-			if cost == 0 {
-				d, err = s.Peek(ctx, p, subject)
+			if r.Cost == 0 {
+				d, err = s.Peek(ctx, r)
 			} else {
-				d, err = s.Acquire(ctx, p, subject, cost)
+				r.Cost = min(r.Cost, p.Status(p.Fresh(), t0).Limit)
+				d, err = s.Acquire(ctx, r)
 			}
 			name := fmt.Sprintf("step %d under %s", i, p)
 			if err != nil {
@@ -164,7 +200,7 @@ func TestPolicyChangeMintsNothing(t *testing.T) {
 			if last >= 0 && d.Remaining > last {
 				rt.Fatalf("%s: remaining rose from %d to %d", name, last, d.Remaining)
 			}
-			if cost > 0 && (last >= 0 || d.Allowed) {
+			if r.Cost > 0 && d.Allowed {
 				last = d.Remaining
 			}
 		}

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,33 +11,27 @@ import (
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
 )
 
-// TestCluster runs the store on a Redis Cluster of three masters: one key per subject, so every
-// check goes to one slot with no hash tag, whatever the policy.
+// TestCluster runs the store on one Redis Cluster of three masters: the keyed conformance suite,
+// the differential test, a batch, and every kind of policy on subjects spread over the slots. One
+// key per subject, so every check goes to one slot with no hash tag, whatever the policy.
 func TestCluster(t *testing.T) {
 	c := redistest.StartCluster(t).Client(t)
+	t.Run("conformance", func(t *testing.T) { conformance(t, c) })
 	t.Run("differential", func(t *testing.T) { differential(t, c) })
-	t.Run("batch", func(t *testing.T) { batch(t, c, store(t, c, newClock(t0))) })
+	t.Run("batch", func(t *testing.T) { batch(t, redisstore.New(c), t.Name()) })
 	t.Run("every kind across the slots", func(t *testing.T) {
-		s := store(t, c, newClock(t0))
+		s := redisstore.New(c)
 		ctx := context.Background()
-		policies := append([]redisstore.Policy{mustTree(eachKind...)}, eachKind...)
-		for _, p := range policies {
+		for _, text := range append([]string{strings.Join(eachKind, " & ")}, eachKind...) {
+			l := limiter(t, s, text, newClock(t0))
 			for _, subject := range []string{"a", "b", "c", "d", "{tag}e", "f"} {
-				d, err := s.Acquire(ctx, p, subject, 1)
+				d, err := l.TryAcquire(ctx, subject, 1)
 				require.NoError(t, err)
 				require.True(t, d.Allowed)
-				_, err = s.Peek(ctx, p, subject)
+				_, err = l.Peek(ctx, subject)
 				require.NoError(t, err)
-				require.NoError(t, s.Reset(ctx, subject))
+				require.NoError(t, l.Reset(ctx, subject))
 			}
 		}
 	})
-}
-
-func mustTree(ps ...redisstore.Policy) redisstore.Policy {
-	p, err := redisstore.AllOf(ps...)
-	if err != nil {
-		panic(err)
-	}
-	return p
 }

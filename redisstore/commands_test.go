@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
 	"github.com/redis/go-redis/v9"
@@ -76,44 +78,34 @@ func serverCalls(t *testing.T, c *redis.Client) map[string]int {
 	return calls
 }
 
-var eachKind = []redisstore.Policy{
-	numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 3)),
-	numerus.Must(redisstore.TokenBucket(3, numerus.PerSecond(10))),
-	numerus.Must(redisstore.LeakyBucket(3, numerus.PerSecond(10))),
-	numerus.Must(redisstore.FiniteBucket(3)),
-	numerus.Must(redisstore.FixedWindow(time.Second, 3, t0)),
-	numerus.Must(redisstore.SlidingWindowCount(time.Second, 3, t0)),
-	numerus.Must(redisstore.SlidingWindow(time.Second, 3)),
-	numerus.Must(redisstore.SlidingWindowBucketed(time.Second, 4, 3)),
-}
-
 // TestOneCommandPerCheck counts, on the client (a hook) and on the server (INFO commandstats),
-// the commands behind each Acquire, Peek and Reset once the script is loaded: exactly one EVALSHA
-// and one round trip, for a fresh key as for an existing one, a refusal as an admission.
+// the commands behind each TryAcquire, Peek and Reset once the script is loaded: exactly one
+// EVALSHA and one round trip, for a fresh key as for an existing one, a refusal as an admission.
 func TestOneCommandPerCheck(t *testing.T) {
 	srv := redistest.Start(t)
 	c, hook := srv.Client(t), &sent{}
 	c.AddHook(hook)
-	s := store(t, c, newClock(t0))
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	clk := newClock(t0)
 	ctx := context.Background()
-	tree := numerus.Must(redisstore.AllOf(eachKind[0], numerus.Must(redisstore.AnyOf(eachKind[4:]...))))
-	_, err := s.Peek(ctx, tree, "warm-up") // loads the script
+	tree := eachKind[0] + " & (" + strings.Join(eachKind[4:], " | ") + ")"
+	_, err := limiter(t, s, tree, clk).Peek(ctx, "warm-up") // loads the script
 	require.NoError(t, err)
 	require.NoError(t, c.ConfigResetStat(ctx).Err())
 	hook.take()
 	checks := 0
-	for i, p := range append(eachKind, tree) {
-		subject := "subject" + strconv.Itoa(i)
+	for i, text := range append(eachKind, tree) {
+		l, subject := limiter(t, s, text, clk), "subject"+strconv.Itoa(i)
 		for _, call := range []func() error{
-			func() error { _, err := s.Peek(ctx, p, subject); return err },       // fresh key
-			func() error { _, err := s.Acquire(ctx, p, subject, 2); return err }, // fresh key
-			func() error { _, err := s.Acquire(ctx, p, subject, 2); return err }, // refused
-			func() error { _, err := s.Peek(ctx, p, subject); return err },
-			func() error { return s.Reset(ctx, subject) },
+			func() error { _, err := l.Peek(ctx, subject); return err },          // fresh key
+			func() error { _, err := l.TryAcquire(ctx, subject, 2); return err }, // fresh key
+			func() error { _, err := l.TryAcquire(ctx, subject, 2); return err }, // refused
+			func() error { _, err := l.Peek(ctx, subject); return err },
+			func() error { return l.Reset(ctx, subject) },
 		} {
 			require.NoError(t, call())
 			names, trips := hook.take()
-			require.Equal(t, []string{"evalsha"}, names, "%s, call %d", p, checks)
+			require.Equal(t, []string{"evalsha"}, names, "%s, call %d", text, checks)
 			require.Equal(t, 1, trips)
 			checks++
 		}
@@ -129,27 +121,26 @@ func TestScriptFlush(t *testing.T) {
 	srv := redistest.Start(t)
 	c, hook := srv.Client(t), &sent{}
 	c.AddHook(hook)
-	s := store(t, c, newClock(t0), redisstore.WithMinTTL(time.Hour))
+	l := limiter(t, redisstore.New(c, redisstore.WithMinTTL(time.Hour)), eachKind[0], newClock(t0))
 	ctx := context.Background()
-	p := eachKind[0]
 	for i := range 3 {
 		require.NoError(t, c.ScriptFlush(ctx).Err())
 		hook.take()
-		d, err := s.Acquire(ctx, p, "alice", 1)
+		d, err := l.TryAcquire(ctx, "alice", 1)
 		require.NoError(t, err)
 		require.True(t, d.Allowed)
 		require.Equal(t, int64(2-i), d.Remaining)
 		names, _ := hook.take()
 		require.Equal(t, []string{"evalsha", "eval"}, names)
 	}
-	_, err := s.Peek(ctx, p, "alice")
+	_, err := l.Peek(ctx, "alice")
 	require.NoError(t, err)
 	names, _ := hook.take()
 	require.Equal(t, []string{"evalsha"}, names)
 }
 
-// TestValidatedBeforeAnyCall checks invalid arguments against a store whose server does not
-// exist: the errors match numerus.ErrInvalidArgument and no command is sent.
+// TestValidatedBeforeAnyCall sends invalid requests to a store whose server does not exist: the
+// errors match numerus.ErrInvalidArgument and no command is sent.
 func TestValidatedBeforeAnyCall(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -158,16 +149,27 @@ func TestValidatedBeforeAnyCall(t *testing.T) {
 	c, hook := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1}), &sent{}
 	defer c.Close()
 	c.AddHook(hook)
+	s := redisstore.New(c)
 	ctx := context.Background()
-	p := eachKind[0]
-	early := newClock(time.Unix(-1, 0))
+	p := policy(eachKind[0]) // a capacity of 3
+	req := func(cost int64, at time.Time) keyed.Request {
+		return keyed.Request{Key: []byte("k"), Policy: p, Cost: cost, At: at}
+	}
 	for name, call := range map[string]func() error{
-		"zero policy": func() error { _, err := store(t, c, nil).Acquire(ctx, redisstore.Policy{}, "a", 1); return err },
-		"zero cost":   func() error { _, err := store(t, c, nil).Acquire(ctx, p, "a", 0); return err },
-		"before 1970": func() error { _, err := store(t, c, early).Acquire(ctx, p, "a", 1); return err },
-		"peek zero":   func() error { _, err := store(t, c, nil).Peek(ctx, redisstore.Policy{}, "a"); return err },
+		"zero policy":    func() error { _, err := s.Acquire(ctx, keyed.Request{Key: []byte("k"), Cost: 1}); return err },
+		"peek zero":      func() error { _, err := s.Peek(ctx, keyed.Request{Key: []byte("k"), Cost: 1}); return err },
+		"zero cost":      func() error { _, err := s.Acquire(ctx, req(0, time.Time{})); return err },
+		"negative cost":  func() error { _, err := s.Acquire(ctx, req(-1, time.Time{})); return err },
+		"above capacity": func() error { _, err := s.Acquire(ctx, req(4, time.Time{})); return err },
+		"before 1970":    func() error { _, err := s.Acquire(ctx, req(1, time.Unix(-1, 0))); return err },
+		"after 2112":     func() error { _, err := s.Peek(ctx, req(1, time.Date(2113, 1, 1, 0, 0, 0, 0, time.UTC))); return err },
 		"queued": func() error {
-			_, err := store(t, c, nil).QueueAcquire(ctx, c.Pipeline(), p, "a", -1).Decision(ctx)
+			_, err := s.QueueAcquire(ctx, c.Pipeline(), req(-1, time.Time{})).Decision(ctx)
+			return err
+		},
+		"queued peek": func() error { _, err := s.QueuePeek(ctx, c.Pipeline(), keyed.Request{}).Decision(ctx); return err },
+		"cost in a batch": func() error {
+			_, err := s.AcquireBatch(ctx, []keyed.Request{req(math.MaxInt64, time.Time{})})
 			return err
 		},
 	} {

@@ -5,11 +5,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
 	"github.com/redis/go-redis/v9"
@@ -25,31 +24,27 @@ func TestContention(t *testing.T) {
 	}
 	clk := newClock(t0)
 	for _, tc := range []struct {
-		policy redisstore.Policy
+		policy string
 		bound  int64
 	}{
-		{numerus.Must(redisstore.GCRA(numerus.PerHour(1), 100)), 100},
-		{numerus.Must(redisstore.FixedWindow(time.Hour, 100, t0)), 100},
-		{numerus.Must(redisstore.SlidingWindow(time.Hour, 100)), 100},
-		{numerus.Must(redisstore.AllOf(
-			numerus.Must(redisstore.TokenBucket(150, numerus.PerHour(1))),
-			numerus.Must(redisstore.SlidingWindowBucketed(time.Hour, 6, 100)))), 100},
-		{numerus.Must(redisstore.AnyOf(
-			numerus.Must(redisstore.FiniteBucket(40)),
-			numerus.Must(redisstore.LeakyBucket(60, numerus.PerHour(1))))), 60}, // an Or charges both while both admit
+		{"gcra 1/h burst 100", 100},
+		{"window 100/h", 100},
+		{"sliding 100/h", 100},
+		{"token 1/h burst 150 & buckets 100/h in 6", 100},
+		{"finite 40 | leaky 1/h burst 60", 60}, // an Or charges both while both admit
 	} {
-		t.Run(tc.policy.String(), func(t *testing.T) {
-			stores := make([]*redisstore.Store, len(clients))
+		t.Run(tc.policy, func(t *testing.T) {
+			limiters := make([]keyed.Limiter[string], len(clients))
 			for i, c := range clients {
-				stores[i] = store(t, c, clk)
+				limiters[i] = limiter(t, redisstore.New(c), tc.policy, clk)
 			}
 			var admitted, failed atomic.Int64
 			var wg sync.WaitGroup
 			for g := range 16 {
 				wg.Go(func() {
-					s := stores[g%len(stores)]
+					l := limiters[g%len(limiters)]
 					for range 20 {
-						d, err := s.Acquire(context.Background(), tc.policy, "hot", 1)
+						d, err := l.TryAcquire(context.Background(), "hot", 1)
 						if err != nil {
 							failed.Add(1)
 						}

@@ -10,136 +10,123 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
+	"github.com/numerus-closus/numerus/typed"
 	"github.com/redis/go-redis/v9"
 )
 
-// pair is one policy built twice from the same parameters: for the store, and as a core limiter.
-type pair struct {
-	store redisstore.Policy
-	core  numerus.Limiter
-}
-
-// units are the scales of generated periods, windows and steps.
+// units are the scales of generated windows and steps: whole microseconds, as the script needs.
 var units = []time.Duration{time.Microsecond, 3 * time.Microsecond, 100 * time.Microsecond, time.Millisecond}
 
-func genLeaf(t *rapid.T) pair {
-	unit := rapid.SampledFrom(units).Draw(t, "unit")
-	span := time.Duration(rapid.Int64Range(1, 20).Draw(t, "span")) * unit
+// rateUnits are the scales of generated rate periods, which need not be whole microseconds: the
+// script keeps a rate as a fraction of tokens per microsecond.
+var rateUnits = append([]time.Duration{1500 * time.Nanosecond, 2333 * time.Nanosecond}, units...)
+
+func genLeaf(t *rapid.T) typed.Spec {
+	span := time.Duration(rapid.Int64Range(1, 20).Draw(t, "span")) * rapid.SampledFrom(units).Draw(t, "unit")
 	n := rapid.Int64Range(1, 5).Draw(t, "n")
-	rate := numerus.Per(rapid.Int64Range(1, 4).Draw(t, "tokens"), span)
-	start := t0.Add(time.Duration(rapid.Int64Range(-1_000_000, 1_000_000).Draw(t, "start")) * time.Microsecond)
-	switch rapid.IntRange(0, 7).Draw(t, "kind") {
-	case 0:
-		return pair{numerus.Must(redisstore.GCRA(rate, n)), numerus.Must(numerus.GCRA(rate, n))}
-	case 1:
-		return pair{numerus.Must(redisstore.TokenBucket(n, rate)), numerus.Must(numerus.TokenBucket(n, rate))}
-	case 2:
-		return pair{numerus.Must(redisstore.LeakyBucket(n, rate)), numerus.Must(numerus.LeakyBucket(n, rate))}
-	case 3:
-		n = rapid.Int64Range(1, 30).Draw(t, "size")
-		return pair{numerus.Must(redisstore.FiniteBucket(n)), numerus.Must(numerus.FiniteBucket(n))}
-	case 4:
-		return pair{numerus.Must(redisstore.FixedWindow(span, n, start)), numerus.Must(numerus.FixedWindow(span, n, start))}
-	case 5:
-		return pair{numerus.Must(redisstore.SlidingWindowCount(span, n, start)), numerus.Must(numerus.SlidingWindowCount(span, n, start))}
-	case 6:
-		n = rapid.Int64Range(1, 40).Draw(t, "entries")
-		return pair{numerus.Must(redisstore.SlidingWindow(span, n)), numerus.Must(numerus.SlidingWindow(span, n))}
+	algo := rapid.SampledFrom([]typed.Algo{typed.AlgoGCRA, typed.AlgoToken, typed.AlgoLeaky, typed.AlgoFinite,
+		typed.AlgoWindow, typed.AlgoCount, typed.AlgoSliding, typed.AlgoBuckets}).Draw(t, "algo")
+	switch algo {
+	case typed.AlgoGCRA, typed.AlgoToken, typed.AlgoLeaky:
+		per := time.Duration(rapid.Int64Range(1, 20).Draw(t, "per")) * rapid.SampledFrom(rateUnits).Draw(t, "rate unit")
+		return typed.Spec{Algo: algo, Count: rapid.Int64Range(1, 4).Draw(t, "tokens"), Period: per, Burst: n}
+	case typed.AlgoFinite:
+		return typed.Spec{Algo: algo, Count: rapid.Int64Range(1, 30).Draw(t, "size")}
+	case typed.AlgoWindow, typed.AlgoCount:
+		return typed.Spec{Algo: algo, Count: n, Period: span}
+	case typed.AlgoSliding:
+		return typed.Spec{Algo: algo, Count: rapid.Int64Range(1, 40).Draw(t, "entries"), Period: span}
 	}
-	n = rapid.Int64Range(1, 40).Draw(t, "entries")
-	k := rapid.IntRange(1, 4).Draw(t, "windows")
-	w := span * time.Duration(k)
-	return pair{numerus.Must(redisstore.SlidingWindowBucketed(w, k, n)), numerus.Must(numerus.SlidingWindowBucketed(w, k, n))}
+	k := rapid.Int64Range(1, 4).Draw(t, "windows")
+	return typed.Spec{Algo: algo, Count: rapid.Int64Range(1, 40).Draw(t, "entries"), Period: span * time.Duration(k), In: k}
 }
 
-// genPolicy draws a leaf or an And/Or of two or three policies, nested at most depth deep.
-func genPolicy(t *rapid.T, depth int) pair {
+// genSpec draws a leaf or an And/Or of two or three specs, nested at most depth deep.
+func genSpec(t *rapid.T, depth int) typed.Spec {
 	if depth == 0 || rapid.IntRange(0, 2).Draw(t, "leaf") == 0 {
 		return genLeaf(t)
 	}
-	var stores []redisstore.Policy
-	var cores []numerus.Limiter
+	sp := typed.Spec{Algo: rapid.SampledFrom([]typed.Algo{typed.AlgoAnd, typed.AlgoOr}).Draw(t, "op")}
 	for range rapid.IntRange(2, 3).Draw(t, "children") {
-		p := genPolicy(t, depth-1)
-		stores, cores = append(stores, p.store), append(cores, p.core)
+		sp.Of = append(sp.Of, genSpec(t, depth-1))
 	}
-	if rapid.Bool().Draw(t, "and") {
-		return pair{numerus.Must(redisstore.AllOf(stores...)), numerus.AllOf(cores...)}
-	}
-	return pair{numerus.Must(redisstore.AnyOf(stores...)), numerus.AnyOf(cores...)}
+	return sp
 }
 
-// ceilMicro rounds a core answer up to the microsecond, as the script computes it.
-func ceilMicro(d time.Duration) time.Duration {
-	return (d + time.Microsecond - 1) / time.Microsecond * time.Microsecond
-}
-
-// wantWait is the store's wait for a core answer at at.
-func wantWait(from numerus.NextDebitable, at time.Time) redisstore.Wait {
-	t, ok := from.Time()
+// ceilMicro rounds an in-process wait up to the microsecond, as the script computes it.
+func ceilMicro(w keyed.Wait) keyed.Wait {
+	d, ok := w.Duration()
 	if !ok {
-		return redisstore.Never()
+		return w
 	}
-	return redisstore.WaitFor(ceilMicro(t.Sub(at)))
+	return keyed.WaitFor((d + time.Microsecond - 1) / time.Microsecond * time.Microsecond)
 }
 
 var subjects atomic.Int64
 
 // differential drives random policies and random microsecond timelines, with the caller's time,
-// through the store's script and the in-process core, and requires the same decisions: the same
-// admissions, the same remaining and limit, and the core's retry and reset instants rounded up to
-// the microsecond. Timelines step forward by random amounts, repeat instants, and step back.
+// through the store's script and through keyed's memory store (the in-process typed.Policy), and
+// requires the same decisions: the same admissions, remaining and limit, and the in-process waits
+// rounded up to the microsecond. Timelines step forward by random amounts, repeat instants, and
+// step back. Half the runs switch between two policies, so policy changes are checked too.
 func differential(t *testing.T, client redis.UniversalClient) {
-	c := newClock(t0)
-	s := store(t, client, c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.New(client, redisstore.WithMinTTL(time.Hour)) // time runs slower than the server's
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
-		p := genPolicy(rt, 2)
-		core, subject := p.core, "s"+strconv.FormatInt(subjects.Add(1), 10)
+		ref := memory.New(memory.WithGrace(1000 * time.Hour)) // keeps what the script keeps (WithMinTTL)
+		var policies []typed.Policy
+		for range rapid.IntRange(1, 2).Draw(rt, "policies") {
+			p, err := typed.Compile(genSpec(rt, 2))
+			if err != nil {
+				rt.Fatalf("%v", err)
+			}
+			if err := s.CheckPolicy(p); err != nil {
+				rt.Fatalf("%v: %v", p, err)
+			}
+			policies = append(policies, p)
+		}
+		key := []byte(t.Name() + ":" + strconv.FormatInt(subjects.Add(1), 10))
 		at := t0.Add(time.Duration(rapid.Int64Range(0, 1_000_000).Draw(rt, "t0")) * time.Microsecond)
 		step := rapid.SampledFrom(units).Draw(rt, "step")
 		for i := range rapid.IntRange(1, 60).Draw(rt, "steps") {
-			switch dt := time.Duration(rapid.Int64Range(-3, 20).Draw(rt, "dt")) * step; {
-			case dt > 0 || rapid.Bool().Draw(rt, "back"):
+			if dt := time.Duration(rapid.Int64Range(-3, 20).Draw(rt, "dt")) * step; dt > 0 || rapid.Bool().Draw(rt, "back") {
 				at = at.Add(dt)
 			}
-			c.set(at)
-			name := fmt.Sprintf("step %d at +%v on %s", i, at.Sub(t0), p.store)
+			p := rapid.SampledFrom(policies).Draw(rt, "policy")
+			name := fmt.Sprintf("step %d at +%v on %s", i, at.Sub(t0), p)
+			r := keyed.Request{Key: key, Policy: p, Cost: 1, At: at}
 			switch op := rapid.IntRange(0, 9).Draw(rt, "op"); {
 			case op == 0:
-				if err := s.Reset(ctx, subject); err != nil {
+				if err := s.Reset(ctx, r); err != nil {
 					rt.Fatalf("%s: reset: %v", name, err)
 				}
-				core = p.core
+				_ = ref.Reset(ctx, r)
 			case op <= 2:
-				_, from, ok := core.DebitN(at, 1)
-				d, err := s.Peek(ctx, p.store, subject)
-				compare(rt, name+" peek", d, err, ok, from, core.Status(at), at)
+				d, err := s.Peek(ctx, r)
+				want, _ := ref.Peek(ctx, r)
+				compare(rt, name+" peek", d, err, want)
 			default:
-				cost := rapid.Int64Range(1, 7).Draw(rt, "cost")
-				next, from, ok := core.DebitN(at, cost)
-				if ok {
-					core = next
-				}
-				d, err := s.Acquire(ctx, p.store, subject, cost)
-				compare(rt, fmt.Sprintf("%s acquire %d", name, cost), d, err, ok, from, core.Status(at), at)
+				r.Cost = rapid.Int64Range(1, min(7, p.Status(p.Fresh(), t0).Limit)).Draw(rt, "cost")
+				d, err := s.Acquire(ctx, r)
+				want, _ := ref.Acquire(ctx, r)
+				compare(rt, fmt.Sprintf("%s acquire %d", name, r.Cost), d, err, want)
 			}
 		}
 	})
 }
 
-func compare(t *rapid.T, name string, d redisstore.Decision, err error, ok bool, from numerus.NextDebitable, st numerus.Status, at time.Time) {
+func compare(t *rapid.T, name string, d keyed.Decision, err error, want keyed.Decision) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	want := redisstore.Decision{Allowed: ok, Remaining: st.Remaining, Limit: st.Limit,
-		RetryAfter: wantWait(from, at), ResetAfter: wantWait(st.Full, at)}
+	want.RetryAfter, want.ResetAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter)
 	if d != want {
-		t.Fatalf("%s:\n store %+v\n core  %+v", name, d, want)
+		t.Fatalf("%s:\n store      %+v\n in process %+v", name, d, want)
 	}
 }
 

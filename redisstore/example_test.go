@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"time"
 
-	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
+	"github.com/numerus-closus/numerus/typed"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -15,13 +15,16 @@ import (
 func Example() {
 	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
 	defer client.Close()
-	store := redisstore.New(client, redisstore.WithNamespace("api"))
-	// 10 a second with bursts of 20, and at most 1000 an hour.
-	policy := numerus.Must(redisstore.AllOf(
-		numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 20)),
-		numerus.Must(redisstore.SlidingWindowCount(time.Hour, 1000, time.Unix(0, 0))),
-	))
-	d, err := store.Acquire(context.Background(), policy, "user:42", 1)
+	// 10 a second with bursts of 20, and at most 1000 an hour, per API key.
+	policy, err := typed.Parse("gcra 10/s burst 20 & count 1000/h")
+	if err != nil {
+		log.Fatal(err)
+	}
+	limiter, err := keyed.New(redisstore.New(client), policy, keyed.StringKey{}, keyed.WithNamespace("api"))
+	if err != nil {
+		log.Fatal(err) // an invalid policy, or one the script cannot keep exact
+	}
+	d, err := limiter.TryAcquire(context.Background(), "user:42", 1)
 	if err != nil {
 		log.Print(err)
 	}
@@ -32,5 +35,23 @@ func Example() {
 		} else {
 			fmt.Println("never")
 		}
+	}
+}
+
+// ExampleStore_AcquireBatch checks many subjects in one round trip.
+func ExampleStore_AcquireBatch() {
+	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+	defer client.Close()
+	store := redisstore.New(client)
+	limiter, err := keyed.New(store, keyed.PerSecond(100), keyed.StringKey{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ds, err := store.AcquireBatch(context.Background(), redisstore.Requests(limiter, 1, "alice", "bob", "carol"))
+	if err != nil {
+		log.Print(err) // the failed checks' decisions are refusals
+	}
+	for i, d := range ds {
+		fmt.Println(i, d.Allowed)
 	}
 }

@@ -1,12 +1,12 @@
 package redisstore
 
-import "strings"
+import "github.com/numerus-closus/numerus/typed"
 
 // Encoding returns the script's encoding of p, as stored in a key's p field, for tests.
-func Encoding(p Policy) string {
-	parts := make([]string, len(p.toks))
-	for i, t := range p.toks {
-		parts[i] = t.(string)
+func Encoding(p typed.Policy) (string, error) {
+	pr, err := compile(p)
+	if err != nil {
+		return "", err
 	}
-	return strings.Join(parts, " ")
+	return pr.toks[0].(string), nil
 }

@@ -2,17 +2,20 @@ package redisstore_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
+	"github.com/numerus-closus/numerus/typed"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -23,28 +26,34 @@ func TestServerRestart(t *testing.T) {
 	srv := redistest.Spawn(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialerRetries: 1, DialTimeout: time.Second})
 	defer c.Close()
-	s := store(t, c, newClock(t0))
+	s := redisstore.New(c)
+	l := limiter(t, s, eachKind[0], newClock(t0))
 	ctx := context.Background()
-	p := eachKind[0]
-	d, err := s.Acquire(ctx, p, "alice", 1)
+	d, err := l.TryAcquire(ctx, "alice", 1)
 	require.NoError(t, err)
 	require.True(t, d.Allowed)
 
 	srv.Kill(t)
 	for range 3 {
-		d, err = s.Acquire(ctx, p, "alice", 1)
+		d, err = l.TryAcquire(ctx, "alice", 1)
 		requireNetError(t, err)
-		require.Equal(t, redisstore.Decision{}, d)
-		_, err = s.Peek(ctx, p, "alice")
+		require.Equal(t, keyed.Decision{}, d)
+		_, err = l.Peek(ctx, "alice")
 		requireNetError(t, err)
-		requireNetError(t, s.Reset(ctx, "alice"))
-		ds, err := s.AcquireBatch(ctx, p, []redisstore.Check{{"a", 1}, {"b", 1}})
+		requireNetError(t, l.Reset(ctx, "alice"))
+		ds, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a", "b"))
 		requireNetError(t, err)
-		require.Equal(t, []redisstore.Decision{{}, {}}, ds)
+		require.Equal(t, []keyed.Decision{{}, {}}, ds)
+		pipe := c.Pipeline()
+		pd := s.QueueAcquire(ctx, pipe, redisstore.Requests(l, 1, "a")[0])
+		_, err = pipe.Exec(ctx)
+		requireNetError(t, err)
+		_, err = pd.Decision(ctx)
+		requireNetError(t, err)
 	}
 
 	srv.Restart(t)
-	d, err = s.Acquire(ctx, p, "alice", 1)
+	d, err = l.TryAcquire(ctx, "alice", 1)
 	require.NoError(t, err)
 	require.True(t, d.Allowed)
 	require.Equal(t, int64(2), d.Remaining, "the restarted server is empty")
@@ -60,69 +69,98 @@ func requireNetError(t *testing.T, err error) {
 
 // TestDeadline: a context that is done fails the call with an error wrapping its cause.
 func TestDeadline(t *testing.T) {
-	srv := redistest.Start(t)
-	s := store(t, srv.Client(t), newClock(t0))
+	l := limiter(t, redisstore.New(redistest.Start(t).Client(t)), eachKind[0], newClock(t0))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := s.Acquire(ctx, eachKind[0], "alice", 1)
+	_, err := l.TryAcquire(ctx, "alice", 1)
 	require.ErrorIs(t, err, context.Canceled)
 	ctx, cancel = context.WithDeadline(context.Background(), t0)
 	defer cancel()
-	_, err = s.Peek(ctx, eachKind[0], "alice")
+	_, err = l.Peek(ctx, "alice")
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
-// TestCorruptState damages keys in every way the script checks: each check then fails with
-// ErrCorrupt and grants nothing, and Reset makes the subject usable again.
+// packed returns numbers as the script stores them: little-endian doubles.
+func packed(nums ...float64) string {
+	b := make([]byte, 0, 8*len(nums))
+	for _, n := range nums {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(n))
+	}
+	return string(b)
+}
+
+// plain returns the string the script keeps for a plain policy: its encoding, a zero byte, and the
+// state.
+func plain(t *testing.T, policy string, nums ...float64) string {
+	t.Helper()
+	enc, err := redisstore.Encoding(typed.MustCompile(policy))
+	require.NoError(t, err)
+	return enc + "\x00" + packed(nums...)
+}
+
+// TestCorruptState damages keys in every way the script checks, in both layouts (a string for a
+// plain policy, a hash for the others): each check then fails with ErrCorrupt and grants nothing,
+// and Reset makes the subject usable again.
 func TestCorruptState(t *testing.T) {
 	srv := redistest.Start(t)
 	c, clk := srv.Client(t), newClock(t0)
-	s := store(t, c, clk, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
-	gcra, token, window := eachKind[0], eachKind[1], eachKind[4]
-	sliding := numerus.Must(redisstore.SlidingWindow(time.Hour, 10))
-	pair := numerus.Must(redisstore.AllOf(gcra, window))
+	gcra, token, window, tree, log := eachKind[0], eachKind[1], eachKind[4], eachKind[0]+" & "+eachKind[4], "sliding 10/h"
+	now := float64(t0.UnixMicro())
+	set := func(v string) func(string) error {
+		return func(k string) error { return c.Set(ctx, k, v, 0).Err() }
+	}
 	for _, tc := range []struct {
 		name   string
-		policy redisstore.Policy
+		policy string
 		damage func(key string) error
 	}{
-		{"wrong type", gcra, func(k string) error { return c.Set(ctx, k, "x", 0).Err() }},
 		{"list", gcra, func(k string) error { c.Del(ctx, k); return c.RPush(ctx, k, "x").Err() }},
-		{"no policy field", gcra, func(k string) error { return c.HDel(ctx, k, "p").Err() }},
-		{"unreadable policy", gcra, func(k string) error { return c.HSet(ctx, k, "p", "z9").Err() }},
-		{"missing leaf", pair, func(k string) error { return c.HDel(ctx, k, "2").Err() }},
-		{"not a number", gcra, func(k string) error { return c.HSet(ctx, k, "1", "abc 0 0").Err() }},
-		{"fraction", gcra, func(k string) error { return c.HSet(ctx, k, "1", "1.5 0 0").Err() }},
-		{"too few numbers", gcra, func(k string) error { return c.HSet(ctx, k, "1", "5 0").Err() }},
-		{"tokens above capacity", token, func(k string) error { return c.HSet(ctx, k, "1", "4000000 0").Err() }},
-		{"negative tokens", token, func(k string) error { return c.HSet(ctx, k, "1", "-1 0").Err() }},
-		{"count above limit", window, func(k string) error { return c.HSet(ctx, k, "1", "0 0 4 0").Err() }},
-		{"negative instant", gcra, func(k string) error { return c.HSet(ctx, k, "1", "0 0 -5").Err() }},
-		{"instant beyond 2^53", gcra, func(k string) error { return c.HSet(ctx, k, "1", "0 0 100000000000000000").Err() }},
-		{"TAT beyond its burst", gcra, func(k string) error {
-			return c.HSet(ctx, k, "1", "1767225700000000 0 1767225600000000").Err()
-		}},
-		{"log entry missing", sliding, func(k string) error { return c.HDel(ctx, k, "1.0").Err() }},
-		{"log count above limit", sliding, func(k string) error {
-			return c.HSet(ctx, k, "1", "0 3 0 1767225600000002 1767225600000002 99").Err()
+		{"list under a tree", tree, func(k string) error { c.Del(ctx, k); return c.RPush(ctx, k, "x").Err() }},
+		{"a string without policy", gcra, set("x")},
+		{"a string under a tree", tree, set("x")},
+		{"unreadable policy", gcra, set("z9\x00" + packed(0, 0, 0))},
+		{"state too short", gcra, set(plain(t, gcra, 0, 0))},
+		{"not a number", gcra, set(plain(t, gcra, math.NaN(), 0, now))},
+		{"infinite", gcra, set(plain(t, gcra, math.Inf(1), 0, now))},
+		{"fraction", gcra, set(plain(t, gcra, now+1.5, 0, now))},
+		{"tokens above capacity", token, set(plain(t, token, 4e6, now))},
+		{"negative tokens", token, set(plain(t, token, -1, now))},
+		{"count above limit", window, set(plain(t, window, now, 0, 4, now))},
+		{"negative instant", gcra, set(plain(t, gcra, 0, 0, -5))},
+		{"instant beyond 2^53", gcra, set(plain(t, gcra, 0, 0, 1e17))},
+		{"TAT beyond its burst", gcra, set(plain(t, gcra, now+1e8, 0, now))},
+		{"state beyond the old policy", gcra, set(plain(t, "gcra 10/s burst 1", now+3e5, 0, now))},
+		{"no policy field", tree, func(k string) error { return c.HDel(ctx, k, "p").Err() }},
+		{"unreadable policy in a hash", tree, func(k string) error { return c.HSet(ctx, k, "p", "z9").Err() }},
+		{"missing leaf", tree, func(k string) error { return c.HDel(ctx, k, "2").Err() }},
+		{"leaf state not numbers", tree, func(k string) error { return c.HSet(ctx, k, "1", "abc 0 0").Err() }},
+		{"log entry missing", log, func(k string) error { return c.HDel(ctx, k, "1.0").Err() }},
+		{"log count above limit", log, func(k string) error {
+			return c.HSet(ctx, k, "1", packed(0, 3, 0, now+2, now+2, 99)).Err()
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			l := limiter(t, s, tc.policy, clk)
 			for i := range 3 { // three instants: a log holds two entry fields and its newest
 				clk.set(t0.Add(time.Duration(i) * time.Microsecond))
-				_, err := s.Acquire(ctx, tc.policy, tc.name, 1)
+				_, err := l.TryAcquire(ctx, tc.name, 1)
 				require.NoError(t, err)
 			}
 			clk.set(t0.Add(3 * time.Microsecond))
-			require.NoError(t, tc.damage(s.Key(tc.name)))
-			d, err := s.Acquire(ctx, tc.policy, tc.name, 1)
+			require.NoError(t, tc.damage(l.Key(tc.name)))
+			d, err := l.TryAcquire(ctx, tc.name, 1)
 			require.ErrorIs(t, err, redisstore.ErrCorrupt)
-			require.Equal(t, redisstore.Decision{}, d)
-			_, err = s.Peek(ctx, tc.policy, tc.name)
+			require.Equal(t, keyed.Decision{}, d)
+			_, err = l.Peek(ctx, tc.name)
 			require.ErrorIs(t, err, redisstore.ErrCorrupt)
-			require.NoError(t, s.Reset(ctx, tc.name))
-			d, err = s.Acquire(ctx, tc.policy, tc.name, 1)
+			reqs := redisstore.Requests(l, 1, tc.name)
+			reqs[0].At = clk.now()
+			_, err = s.AcquireBatch(ctx, reqs)
+			require.ErrorIs(t, err, redisstore.ErrCorrupt)
+			require.NoError(t, l.Reset(ctx, tc.name))
+			d, err = l.TryAcquire(ctx, tc.name, 1)
 			require.NoError(t, err)
 			require.True(t, d.Allowed)
 		})

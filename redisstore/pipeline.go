@@ -2,8 +2,8 @@ package redisstore
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -12,95 +12,58 @@ import (
 // The zero Pending is not usable: get one from QueueAcquire or QueuePeek.
 type Pending struct {
 	s   *Store
-	req request
+	c   call
 	cmd *redis.Cmd
 	err error
 }
 
-// QueueAcquire queues Acquire(ctx, p, subject, cost) on pipe as one EVALSHA, so that many checks
-// share one round trip. Run the pipeline (pipe.Exec), then read the Pending's Decision. An
-// invalid check queues nothing: its Decision returns the error.
-func (s *Store) QueueAcquire(ctx context.Context, pipe redis.Pipeliner, p Policy, subject string, cost int64) *Pending {
-	return s.queue(ctx, pipe, opAcquire, p, subject, cost)
+// QueueAcquire queues Acquire(ctx, r) on pipe as one EVALSHA, so that many checks share one
+// round trip with each other and with the caller's own commands. Run the pipeline (pipe.Exec),
+// then read the Pending's Decision. An invalid request queues nothing: its Decision returns the
+// error. r.Key is copied: its buffer may be reused at once.
+func (s *Store) QueueAcquire(ctx context.Context, pipe redis.Pipeliner, r keyed.Request) *Pending {
+	pd := s.queue(ctx, pipe, opAcquire, r)
+	return &pd
 }
 
-// QueuePeek queues Peek(ctx, p, subject) on pipe, as QueueAcquire does.
-func (s *Store) QueuePeek(ctx context.Context, pipe redis.Pipeliner, p Policy, subject string) *Pending {
-	return s.queue(ctx, pipe, opPeek, p, subject, 1)
+// QueuePeek queues Peek(ctx, r) on pipe, as QueueAcquire does.
+func (s *Store) QueuePeek(ctx context.Context, pipe redis.Pipeliner, r keyed.Request) *Pending {
+	pd := s.queue(ctx, pipe, opPeek, r)
+	return &pd
 }
 
-func (s *Store) queue(ctx context.Context, pipe redis.Pipeliner, op string, p Policy, subject string, cost int64) *Pending {
-	r, err := s.request(op, p, subject, cost)
+func (s *Store) queue(ctx context.Context, pipe redis.Pipeliner, op string, r keyed.Request) Pending {
+	c, err := s.call(op, r)
 	if err != nil {
-		return &Pending{s: s, err: err}
+		return Pending{s: s, err: err}
 	}
-	return &Pending{s: s, req: r, cmd: s.script.EvalSha(ctx, pipe, r.keys(), r.args...)}
+	return Pending{s: s, c: c, cmd: s.script.EvalSha(ctx, pipe, c.keys(), c.argv(s.minTTL)...)}
 }
 
 // Decision returns the queued check's decision, or its error. If the server did not hold the
 // script (after a SCRIPT FLUSH, a restart or a failover), Decision sends it once, with ctx, as an
 // EVAL of this one check; otherwise it makes no call.
-func (p *Pending) Decision(ctx context.Context) (Decision, error) {
+func (p *Pending) Decision(ctx context.Context) (keyed.Decision, error) {
 	if p.err != nil {
-		return Decision{}, p.err
+		return keyed.Decision{}, p.err
 	}
 	if noScript(p.cmd.Err()) {
-		p.cmd = p.s.script.Eval(ctx, p.s.client, p.req.keys(), p.req.args...)
+		p.cmd = p.s.script.Eval(ctx, p.s.client, p.c.keys(), p.c.argv(p.s.minTTL)...)
 	}
-	return p.req.decision(p.cmd, p.s)
+	return p.c.decision(p.cmd)
 }
 
-// Check is one subject's check in a batch: Cost tokens for Subject.
-type Check struct {
-	Subject string
-	Cost    int64
-}
-
-// AcquireBatch runs Acquire for every check under policy p in one round trip (a pipeline; on a
-// cluster, one per node), and returns the decisions in order. If the server did not hold the
-// script, the checks it refused are sent again as EVALs in a second round trip. If any check
-// fails, the error reports how many did and wraps the first failure; the decision of a failed
-// check is the zero Decision (a refusal).
-func (s *Store) AcquireBatch(ctx context.Context, p Policy, checks []Check) ([]Decision, error) {
-	pending := make([]*Pending, len(checks))
-	pipe := s.client.Pipeline()
-	for i, c := range checks {
-		pending[i] = s.QueueAcquire(ctx, pipe, p, c.Subject, c.Cost)
+// Requests returns the requests that take cost tokens for each subject under l's policy, at the
+// keys l frames (its namespace and codec), for AcquireBatch or the Queue methods. Their At is
+// zero, so the server's clock decides; set At on each to send the caller's time instead.
+func Requests[S any](l keyed.Limiter[S], cost int64, subjects ...S) []keyed.Request {
+	reqs := make([]keyed.Request, len(subjects))
+	p := l.Policy()
+	var buf []byte // the keys, one after the other
+	for i, subject := range subjects {
+		start := len(buf)
+		buf = append(buf, l.Key(subject)...)
+		reqs[i] = keyed.Request{Key: buf[start:len(buf):len(buf)], Policy: p, Cost: cost}
 	}
-	_, _ = pipe.Exec(ctx) // each command's own error is read below
-	s.resend(ctx, pending)
-	out := make([]Decision, len(checks))
-	var first error
-	failed, at := 0, 0
-	for i, pd := range pending {
-		d, err := pd.Decision(ctx)
-		if err != nil {
-			if failed == 0 {
-				first, at = err, i
-			}
-			failed++
-		}
-		out[i] = d
-	}
-	if failed > 0 {
-		return out, fmt.Errorf("redisstore: %d of %d checks failed, first check %d: %w", failed, len(checks), at, first)
-	}
-	return out, nil
-}
-
-// resend sends again, as EVALs in one pipeline, the checks the server refused for want of the
-// script.
-func (s *Store) resend(ctx context.Context, pending []*Pending) {
-	var pipe redis.Pipeliner
-	for _, pd := range pending {
-		if pd.err == nil && noScript(pd.cmd.Err()) {
-			if pipe == nil {
-				pipe = s.client.Pipeline()
-			}
-			pd.cmd = s.script.Eval(ctx, pipe, pd.req.keys(), pd.req.args...)
-		}
-	}
-	if pipe != nil {
-		_, _ = pipe.Exec(ctx)
-	}
+	return reqs
 }

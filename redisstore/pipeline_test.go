@@ -3,25 +3,37 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
+	"github.com/numerus-closus/numerus/typed"
 	"github.com/redis/go-redis/v9"
 )
 
-// batch checks ten subjects ten times each in one batch: each subject's first five are admitted.
-func batch(t *testing.T, c redis.UniversalClient, s *redisstore.Store) []redisstore.Decision {
+// batch checks ten subjects ten times each in one batch, at t0: each subject's first five are
+// admitted.
+func batch(t *testing.T, s *redisstore.Store, ns string) []keyed.Decision {
 	t.Helper()
-	checks := make([]redisstore.Check, 100)
-	for i := range checks {
-		checks[i] = redisstore.Check{Subject: fmt.Sprint("subject", i%10), Cost: 1}
+	l, err := keyed.New(s, keyed.Rate(1, time.Hour, 5), keyed.StringKey{}, keyed.WithNamespace(ns))
+	require.NoError(t, err)
+	subjects := make([]string, 100)
+	for i := range subjects {
+		subjects[i] = fmt.Sprint("subject", i%10)
 	}
-	ds, err := s.AcquireBatch(context.Background(), numerus.Must(redisstore.GCRA(numerus.PerHour(1), 5)), checks)
+	reqs := redisstore.Requests(l, 1, subjects...)
+	for i := range reqs {
+		reqs[i].At = t0
+	}
+	ds, err := s.AcquireBatch(context.Background(), reqs)
 	require.NoError(t, err)
 	for i, d := range ds {
 		require.Equal(t, i/10 < 5, d.Allowed, "check %d", i)
@@ -30,37 +42,121 @@ func batch(t *testing.T, c redis.UniversalClient, s *redisstore.Store) []redisst
 	return ds
 }
 
-// TestBatch: a batch of 100 checks is one round trip of 100 EVALSHAs, in order; after a SCRIPT
-// FLUSH, the refused checks go again as EVALs in a second round trip.
+// TestBatch: on a single server, a batch of 100 checks of one policy is one round trip and one
+// EVALSHA; after a SCRIPT FLUSH, it goes again as an EVAL in a second round trip. Checks of
+// several policies are one EVALSHA each, in one round trip.
 func TestBatch(t *testing.T) {
 	srv := redistest.Start(t)
 	c, hook := srv.Client(t), &sent{}
 	c.AddHook(hook)
-	_, err := store(t, c, newClock(t0)).Peek(context.Background(), eachKind[0], "load the script")
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	_, err := limiter(t, s, eachKind[0], nil).Peek(context.Background(), "load the script")
 	require.NoError(t, err)
 	hook.take()
 
-	batch(t, c, store(t, c, newClock(t0), redisstore.WithNamespace("one trip")))
+	batch(t, s, t.Name()+"/one trip")
 	names, trips := hook.take()
 	require.Equal(t, 1, trips)
-	require.Len(t, names, 100)
-	for _, n := range names {
-		require.Equal(t, "evalsha", n)
-	}
+	require.Equal(t, []string{"evalsha"}, names)
 
 	require.NoError(t, c.ScriptFlush(context.Background()).Err())
 	hook.take()
-	batch(t, c, store(t, c, newClock(t0), redisstore.WithNamespace("flushed")))
+	batch(t, s, t.Name()+"/flushed")
 	names, trips = hook.take()
 	require.Equal(t, 2, trips)
-	require.Len(t, names, 200)
+	require.Equal(t, []string{"evalsha", "eval"}, names)
+
+	a, b := limiter(t, s, "gcra 1/h burst 2", nil), limiter(t, s, "window 2/h", nil)
+	reqs := append(redisstore.Requests(a, 1, "x", "y"), redisstore.Requests(b, 1, "z", "z", "z")...)
+	ds, err := s.AcquireBatch(context.Background(), reqs)
+	require.NoError(t, err)
+	names, trips = hook.take()
+	require.Equal(t, 1, trips)
+	require.Equal(t, []string{"evalsha", "evalsha", "evalsha", "evalsha", "evalsha"}, names)
+	for i, want := range []bool{true, true, true, true, false} {
+		require.Equal(t, want, ds[i].Allowed, "check %d", i)
+	}
+}
+
+// TestBatchLarge: a batch larger than one script call takes is split, still in one round trip.
+func TestBatchLarge(t *testing.T) {
+	srv := redistest.Start(t)
+	c, hook := srv.Client(t), &sent{}
+	c.AddHook(hook)
+	s := redisstore.New(c)
+	l := limiter(t, s, "gcra 1/h burst 3", nil)
+	_, err := l.Peek(context.Background(), "load the script")
+	require.NoError(t, err)
+	hook.take()
+	subjects := make([]string, 1234)
+	for i := range subjects {
+		subjects[i] = fmt.Sprint(i % 617)
+	}
+	ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, subjects...))
+	require.NoError(t, err)
+	names, trips := hook.take()
+	require.Equal(t, 1, trips)
+	require.Equal(t, []string{"evalsha", "evalsha", "evalsha"}, names)
+	for i, d := range ds {
+		require.True(t, d.Allowed, "check %d", i)
+		require.Equal(t, int64(2-i/617), d.Remaining, "check %d", i)
+	}
+}
+
+// TestBatchCorrupt: a corrupt subject fails alone in a batch; the others are decided.
+func TestBatchCorrupt(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	s := redisstore.New(c)
+	for _, text := range []string{"gcra 1/h burst 3", "sliding 3/h"} { // the fast path, the general engine
+		l := limiter(t, s, text, nil)
+		require.NoError(t, c.Set(context.Background(), l.Key("bad"), "x", 0).Err())
+		ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, "a", "bad", "b"))
+		require.ErrorIs(t, err, redisstore.ErrCorrupt, text)
+		require.ErrorContains(t, err, "1 of 3 checks failed, first check 1")
+		require.True(t, ds[0].Allowed)
+		require.Equal(t, keyed.Decision{}, ds[1])
+		require.True(t, ds[2].Allowed)
+	}
+}
+
+// TestBatchDecidesAsOneByOne runs random batches of one policy, with the caller's times, and
+// requires each decision to be the one keyed's memory store makes for the same requests one by
+// one, in order.
+func TestBatchDecidesAsOneByOne(t *testing.T) {
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	rapid.Check(t, func(rt *rapid.T) {
+		p, err := typed.Compile(genSpec(rt, 1))
+		require.NoError(rt, err)
+		ref := memory.New(memory.WithGrace(1000 * time.Hour))
+		limit := p.Status(p.Fresh(), t0).Limit
+		run := strconv.FormatInt(subjects.Add(1), 10)
+		at := t0
+		for range rapid.IntRange(1, 4).Draw(rt, "batches") {
+			var reqs []keyed.Request
+			for range rapid.IntRange(1, 30).Draw(rt, "checks") {
+				at = at.Add(time.Duration(rapid.Int64Range(-2, 5).Draw(rt, "dt")) * time.Millisecond)
+				reqs = append(reqs, keyed.Request{Key: []byte(run + ":" + rapid.SampledFrom([]string{"a", "b", "c"}).Draw(rt, "subject")),
+					Policy: p, Cost: rapid.Int64Range(1, min(limit, 5)).Draw(rt, "cost"), At: at})
+			}
+			ds, err := s.AcquireBatch(ctx, reqs)
+			require.NoError(rt, err)
+			for i, r := range reqs {
+				want, _ := ref.Acquire(ctx, r)
+				want.RetryAfter, want.ResetAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter)
+				require.Equal(rt, want, ds[i], "check %d under %s", i, p)
+			}
+		}
+	})
 }
 
 // TestBatchInvalid: an invalid check fails alone; the batch reports it and runs the others.
 func TestBatchInvalid(t *testing.T) {
-	srv := redistest.Start(t)
-	s := store(t, srv.Client(t), newClock(t0))
-	ds, err := s.AcquireBatch(context.Background(), eachKind[0], []redisstore.Check{{"a", 1}, {"b", 0}, {"c", 1}})
+	s := redisstore.New(redistest.Start(t).Client(t))
+	reqs := redisstore.Requests(limiter(t, s, eachKind[0], nil), 1, "a", "b", "c")
+	reqs[1].Cost = 0
+	ds, err := s.AcquireBatch(context.Background(), reqs)
 	require.ErrorIs(t, err, numerus.ErrInvalidArgument)
 	require.ErrorContains(t, err, "1 of 3 checks failed, first check 1")
 	require.True(t, ds[0].Allowed)
@@ -72,21 +168,23 @@ func TestBatchInvalid(t *testing.T) {
 func TestQueue(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
-	s := store(t, c, newClock(t0), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
-	p := eachKind[0]
-	_, err := s.Peek(ctx, p, "load the script")
+	l := limiter(t, s, eachKind[0], nil)
+	_, err := l.Peek(ctx, "load the script")
 	require.NoError(t, err)
+	r := redisstore.Requests(l, 2, "alice")[0]
+	r.At = t0
 	pipe := c.Pipeline()
-	a := s.QueueAcquire(ctx, pipe, p, "alice", 2)
-	incr := pipe.Incr(ctx, "counter")
-	b := s.QueuePeek(ctx, pipe, p, "alice")
+	a := s.QueueAcquire(ctx, pipe, r)
+	incr := pipe.Incr(ctx, t.Name())
+	b := s.QueuePeek(ctx, pipe, r)
 	_, err = pipe.Exec(ctx)
 	require.NoError(t, err)
 	da, err := a.Decision(ctx)
 	require.NoError(t, err)
-	require.Equal(t, redisstore.Decision{Allowed: true, Remaining: 1, Limit: 3,
-		RetryAfter: redisstore.WaitFor(0), ResetAfter: redisstore.WaitFor(200e6)}, da)
+	require.Equal(t, keyed.Decision{Allowed: true, Remaining: 1, Limit: 3,
+		RetryAfter: keyed.WaitFor(0), ResetAfter: keyed.WaitFor(200 * time.Millisecond)}, da)
 	require.Equal(t, int64(1), incr.Val())
 	db, err := b.Decision(ctx)
 	require.NoError(t, err)
@@ -94,11 +192,26 @@ func TestQueue(t *testing.T) {
 
 	require.NoError(t, c.ScriptFlush(ctx).Err())
 	pipe = c.Pipeline()
-	a = s.QueueAcquire(ctx, pipe, p, "alice", 1)
+	r.Cost = 1
+	a = s.QueueAcquire(ctx, pipe, r)
 	_, err = pipe.Exec(ctx)
 	require.True(t, redis.HasErrorPrefix(err, "NOSCRIPT"))
 	da, err = a.Decision(ctx) // sends the script again
 	require.NoError(t, err)
 	require.True(t, da.Allowed)
 	require.Equal(t, int64(0), da.Remaining)
+}
+
+// TestRequests: the requests of a limiter's subjects carry its keys, its policy and the cost,
+// and no instant.
+func TestRequests(t *testing.T) {
+	l := limiter(t, redisstore.New(nil), eachKind[0], nil)
+	reqs := redisstore.Requests(l, 2, "a", "b")
+	require.Len(t, reqs, 2)
+	for i, s := range []string{"a", "b"} {
+		require.Equal(t, l.Key(s), string(reqs[i].Key))
+		require.Equal(t, l.Policy(), reqs[i].Policy)
+		require.Equal(t, int64(2), reqs[i].Cost)
+		require.True(t, reqs[i].At.IsZero())
+	}
 }

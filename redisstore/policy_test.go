@@ -1,85 +1,89 @@
 package redisstore_test
 
 import (
+	"context"
+	"net"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
+	"github.com/numerus-closus/numerus/typed"
+	"github.com/redis/go-redis/v9"
 )
 
-// TestEncoding: the script's encoding is canonical (reduced rates, origins within one window) and
-// compact.
+// TestEncoding: the script's encoding is canonical (rates reduced to tokens per µs, so policies
+// that decide alike encode alike) and compact.
 func TestEncoding(t *testing.T) {
-	for _, tc := range []struct {
-		p    redisstore.Policy
-		want string
-	}{
-		{numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 5)), "g 1 100000 5"},
-		{numerus.Must(redisstore.GCRA(numerus.Per(20, 2*time.Second), 5)), "g 1 100000 5"},
-		{numerus.Must(redisstore.TokenBucket(7, numerus.Per(3, time.Second))), "t 3 1000000 7"},
-		{numerus.Must(redisstore.LeakyBucket(7, numerus.Every(1500*time.Microsecond))), "l 1 1500 7"},
-		{numerus.Must(redisstore.FiniteBucket(9)), "f 9"},
-		{numerus.Must(redisstore.FixedWindow(time.Second, 4, t0.Add(250*time.Millisecond))), "w 1000000 4 250000"},
-		{numerus.Must(redisstore.FixedWindow(time.Second, 4, t0.Add(-750*time.Millisecond))), "w 1000000 4 250000"},
-		{numerus.Must(redisstore.SlidingWindowCount(time.Minute, 4, t0)), "c 60000000 4 0"},
-		{numerus.Must(redisstore.SlidingWindow(time.Second, 4)), "s 1000000 4"},
-		{numerus.Must(redisstore.SlidingWindowBucketed(time.Second, 1, 4)), "s 1000000 4"},
-		{numerus.Must(redisstore.SlidingWindowBucketed(time.Second, 10, 4)), "b 1000000 4 100000"},
-		{numerus.Must(redisstore.AllOf(eachKind[3], numerus.Must(redisstore.AnyOf(eachKind[3], eachKind[3])))), "& 2 f 3 | 2 f 3 f 3"},
-		{numerus.Must(redisstore.AllOf(eachKind[3])), "f 3"},
+	for text, want := range map[string]string{
+		"gcra 10/s burst 5":                "g 1 100000 5",
+		"gcra 20/2s burst 5":               "g 1 100000 5",
+		"10/s":                             "g 1 100000 10",
+		"token 3/s burst 7":                "t 3 1000000 7",
+		"leaky 1/1500us burst 7":           "l 1 1500 7",
+		"gcra 2/3us burst 1":               "g 2 3 1",
+		"gcra 1000000000/s burst 9":        "g 1000 1 9",
+		"gcra 1/1500ns burst 2":            "g 2 3 2",
+		"finite 9":                         "f 9",
+		"window 4/s":                       "w 1000000 4 0",
+		"count 4/1m":                       "c 60000000 4 0",
+		"sliding 4/s":                      "s 1000000 4",
+		"buckets 4/s in 1":                 "b 1000000 4 1000000",
+		"buckets 4/s in 10":                "b 1000000 4 100000",
+		"finite 3 & (finite 3 | finite 3)": "& 2 f 3 | 2 f 3 f 3",
 	} {
-		require.Equal(t, tc.want, redisstore.Encoding(tc.p), tc.p.String())
+		got, err := redisstore.Encoding(policy(text))
+		require.NoError(t, err, text)
+		require.Equal(t, want, got, text)
 	}
 }
 
-// TestNames: a policy is named as numerus names the same limiter.
-func TestNames(t *testing.T) {
-	g := numerus.Must(numerus.GCRA(numerus.PerSecond(10), 3))
-	w := numerus.Must(numerus.FixedWindow(time.Second, 3, t0))
-	core := numerus.AllOf(g, numerus.AnyOf(w, g), numerus.AllOf(g, w))
-	store := numerus.Must(redisstore.AllOf(eachKind[0],
-		numerus.Must(redisstore.AnyOf(eachKind[4], eachKind[0])),
-		numerus.Must(redisstore.AllOf(eachKind[0], eachKind[4]))))
-	require.Equal(t, core.String(), store.String())
-	require.Equal(t, "invalid (zero) policy", redisstore.Policy{}.String())
+// notExact are valid typed policies that the script cannot keep exact in integer microseconds
+// at or below 2^53.
+var notExact = map[string]typed.Spec{
+	"burst·period > 2^53":  keyed.Rate(1e9, time.Second, 1<<53),
+	"refill > 71 years":    keyed.Rate(1, time.Hour, 1<<20),
+	"leaky 80 years":       {Algo: typed.AlgoLeaky, Count: 1, Period: 365 * 24 * time.Hour, Burst: 80},
+	"rate beyond 2^53/µs":  {Algo: typed.AlgoGCRA, Count: 1 << 50, Period: time.Nanosecond, Burst: 1},
+	"finite 2^53":          {Algo: typed.AlgoFinite, Count: 1 << 53},
+	"window not in µs":     {Algo: typed.AlgoWindow, Count: 1, Period: 1500},
+	"window > 71 years":    {Algo: typed.AlgoSliding, Count: 1, Period: 72 * 365 * 24 * time.Hour},
+	"limit·window > 2^53":  {Algo: typed.AlgoCount, Count: 104250, Period: 24 * time.Hour},
+	"sub-window not in µs": {Algo: typed.AlgoBuckets, Count: 1, Period: 3 * time.Millisecond, In: 2000},
+	"limit 2^53":           {Algo: typed.AlgoSliding, Count: 1 << 53, Period: time.Second},
+	"in a tree":            {Algo: typed.AlgoOr, Of: []typed.Spec{keyed.PerSecond(1), {Algo: typed.AlgoFinite, Count: 1 << 53}}},
 }
 
-// TestInvalid: what numerus rejects, and what the script could not keep exact in integer
-// microseconds below 2^53, fails with numerus.ErrInvalidArgument.
-func TestInvalid(t *testing.T) {
-	year := 365 * 24 * time.Hour
-	deep := eachKind[0]
-	for range 32 {
-		deep = numerus.Must(redisstore.AllOf(deep, eachKind[1]))
-	}
-	for name, err := range map[string]error{
-		"zero rate":            second(redisstore.GCRA(numerus.PerSecond(0), 1)),
-		"zero burst":           second(redisstore.GCRA(numerus.PerSecond(1), 0)),
-		"sub-µs period":        second(redisstore.GCRA(numerus.Per(1, 500), 1)),
-		"fractional µs period": second(redisstore.TokenBucket(1, numerus.Per(1, 1500))),
-		"burst·period > 2^53":  second(redisstore.GCRA(numerus.Every(time.Hour), 1<<33)),
-		"refill > 71 years":    second(redisstore.LeakyBucket(80, numerus.Every(year))),
-		"finite 2^53":          second(redisstore.FiniteBucket(1 << 53)),
-		"window not in µs":     second(redisstore.FixedWindow(1500, 1, t0)),
-		"window > 71 years":    second(redisstore.SlidingWindow(72*year, 1)),
-		"start not in µs":      second(redisstore.FixedWindow(time.Second, 1, t0.Add(1))),
-		"limit·window > 2^53":  second(redisstore.SlidingWindowCount(24*time.Hour, 104250, t0)),
-		"sub-window not in µs": second(redisstore.SlidingWindowBucketed(3*time.Millisecond, 2000, 1)),
-		"windows not dividing": second(redisstore.SlidingWindowBucketed(time.Second, 7, 1)),
-		"limit 2^53":           second(redisstore.SlidingWindow(time.Second, 1<<53)),
-		"empty and":            second(redisstore.AllOf()),
-		"empty or":             second(redisstore.AnyOf()),
-		"zero child":           second(redisstore.AnyOf(eachKind[0], redisstore.Policy{})),
-		"lone zero child":      second(redisstore.AllOf(redisstore.Policy{})),
-		"too deep":             second(redisstore.AllOf(deep, eachKind[0])), // 33 levels
-	} {
+// TestCheckPolicy: what the script could not keep exact fails with numerus.ErrInvalidArgument, in
+// CheckPolicy, in keyed.New and in every call given the policy, before any server call (the
+// server here does not exist, and the client records every command).
+func TestCheckPolicy(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	c, hook := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1}), &sent{}
+	defer c.Close()
+	c.AddHook(hook)
+	s := redisstore.New(c)
+	ctx := context.Background()
+	for name, sp := range notExact {
+		p, err := typed.Compile(sp)
+		require.NoError(t, err, name)
+		require.ErrorIs(t, s.CheckPolicy(p), numerus.ErrInvalidArgument, name)
+		_, err = keyed.New(s, sp, keyed.StringKey{})
+		require.ErrorIs(t, err, numerus.ErrInvalidArgument, name)
+		_, err = s.Acquire(ctx, keyed.Request{Key: []byte("k"), Policy: p, Cost: 1})
+		require.ErrorIs(t, err, numerus.ErrInvalidArgument, name)
+		_, err = s.Peek(ctx, keyed.Request{Key: []byte("k"), Policy: p, Cost: 1})
 		require.ErrorIs(t, err, numerus.ErrInvalidArgument, name)
 	}
-	_, err := redisstore.SlidingWindowCount(24*time.Hour, 104249, t0)
-	require.NoError(t, err, "104249 · 8.64e10 µs is within 2^53")
+	ok, err := typed.Compile(typed.Spec{Algo: typed.AlgoCount, Count: 104249, Period: 24 * time.Hour})
+	require.NoError(t, err)
+	require.NoError(t, s.CheckPolicy(ok), "104249 · 8.64e10 µs is within 2^53")
+	names, _ := hook.take()
+	require.Empty(t, names)
 }
-
-func second[T any](_ T, err error) error { return err }

@@ -2,12 +2,16 @@ package redisstore
 
 import (
 	_ "embed"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -25,67 +29,105 @@ const (
 	opReset   = "r"
 )
 
-// request is one script call: its key and arguments, and the caller's instant in ns when the
-// store sends its own time (zero otherwise).
-type request struct {
-	op, key string
-	args    []any
-	at      int64
+// call is one check: its key, its cost and the caller's time in µs as the script reads them (""
+// for the server's time), its policy, and the caller's instant in ns (base) when the request
+// carries one (caller true), from which the waits are measured.
+type call struct {
+	op, key    string
+	cost, when any
+	pr         *program
+	base       int64
+	caller     bool
 }
 
-func (r request) keys() []string { return []string{r.key} }
+func (c call) keys() []string { return []string{c.key} }
 
-func (s *Store) reset(subject string) request {
-	return request{op: opReset, key: s.Key(subject), args: []any{opReset}}
+// argv returns the arguments of the check's own script call.
+func (c call) argv(minTTL any) []any {
+	if c.op == opReset {
+		return []any{opReset}
+	}
+	return append(append(make([]any, 0, 4+len(c.pr.toks)), c.op, c.cost, c.when, minTTL), c.pr.toks...)
 }
 
-// request validates a check and builds its call, before any server call.
-func (s *Store) request(op string, p Policy, subject string, cost int64) (request, error) {
-	if err := valid(p); err != nil {
-		return request{}, err
-	}
-	if cost < 1 {
-		return request{}, &numerus.ParamError{Param: "cost", Problem: "must be at least 1, got " + strconv.FormatInt(cost, 10)}
-	}
-	r := request{op: op, key: s.Key(subject)}
-	when := ""
-	if s.now != nil {
-		t := s.now()
-		if t.Before(time.Unix(0, 0)) || t.UnixMicro() > maxInstant {
-			return request{}, &numerus.ParamError{Param: "time", Problem: "must lie between 1970 and 2112"}
-		}
-		when, r.at = strconv.FormatInt(t.UnixMicro(), 10), t.UnixNano()
-	}
-	// Every capacity is below 2^53, so a larger cost is refused as Never all the same.
-	r.args = append(make([]any, 0, 4+len(p.toks)), op, strconv.FormatInt(min(cost, maxExact), 10), when, s.minTTL)
-	r.args = append(r.args, p.toks...)
-	return r, nil
+func reset(r keyed.Request) call {
+	return call{op: opReset, key: string(r.Key)}
 }
 
-// decision reads the script's reply {allowed, remaining, limit, retry, full, now}.
-func (r request) decision(cmd *redis.Cmd, s *Store) (Decision, error) {
-	v, err := cmd.Int64Slice()
+// costs holds the small costs as the script reads them, boxed once.
+var costs = func() (a [65]any) {
+	for i := range a {
+		a[i] = strconv.Itoa(i)
+	}
+	return a
+}()
+
+// call validates a check and builds its script call, before any server call.
+func (s *Store) call(op string, r keyed.Request) (call, error) {
+	pr, err := s.program(r.Policy)
 	if err != nil {
-		return Decision{}, s.fail(r, err)
+		return call{}, err
 	}
-	if len(v) != 6 {
-		return Decision{}, fmt.Errorf("redisstore: %s %q: unexpected reply %v", r.name(), r.key, v)
+	cost := r.Cost
+	if op == opPeek {
+		cost = 1
 	}
-	base := r.at
-	if base == 0 {
+	if cost < 1 || cost > pr.limit {
+		return call{}, &numerus.ParamError{Param: "cost", Problem: "must be from 1 to the capacity " +
+			strconv.FormatInt(pr.limit, 10) + " of " + r.Policy.String() + ", got " + strconv.FormatInt(cost, 10)}
+	}
+	c := call{op: op, key: string(r.Key), pr: pr, when: ""}
+	if cost < int64(len(costs)) {
+		c.cost = costs[cost]
+	} else {
+		c.cost = strconv.FormatInt(cost, 10)
+	}
+	if !r.At.IsZero() {
+		if r.At.Before(time.Unix(0, 0)) || r.At.UnixMicro() > maxInstant {
+			return call{}, &numerus.ParamError{Param: "time", Problem: "must lie between 1970 and 2112 for the Redis store, got " + r.At.String()}
+		}
+		c.when, c.base, c.caller = strconv.FormatInt(r.At.UnixMicro(), 10), r.At.UnixNano(), true
+	}
+	return c, nil
+}
+
+// decision reads the script's reply: six little-endian doubles, allowed (0 or 1), remaining,
+// limit, and the retry, full and current instants in µs (-1 for never).
+func (c call) decision(cmd *redis.Cmd) (keyed.Decision, error) {
+	v, err := cmd.Text()
+	if err != nil {
+		return keyed.Decision{}, c.fail(err)
+	}
+	return c.read(v)
+}
+
+func (c call) read(reply string) (keyed.Decision, error) {
+	if len(reply) != 48 {
+		return keyed.Decision{}, fmt.Errorf("redisstore: %s %q: unexpected reply %q", c.name(), c.key, reply)
+	}
+	var v [6]int64
+	for i := range v {
+		v[i] = int64(math.Float64frombits(binary.LittleEndian.Uint64([]byte(reply[8*i : 8*i+8]))))
+	}
+	base := c.base
+	if !c.caller {
 		base = v[5] * int64(time.Microsecond)
 	}
-	wait := func(us int64) Wait {
+	wait := func(us int64) keyed.Wait {
 		if us < 0 {
-			return Never()
+			return keyed.Never()
 		}
-		return WaitFor(time.Duration(us*int64(time.Microsecond) - base))
+		return keyed.WaitFor(time.Duration(us*int64(time.Microsecond) - base))
 	}
-	return Decision{Allowed: v[0] == 1, Remaining: v[1], Limit: v[2], RetryAfter: wait(v[3]), ResetAfter: wait(v[4])}, nil
+	d := keyed.Decision{Allowed: v[0] == 1, Remaining: max(v[1], 0), Limit: v[2], RetryAfter: wait(v[3]), ResetAfter: wait(v[4])}
+	if d.Allowed {
+		d.RetryAfter = keyed.WaitFor(0)
+	}
+	return d, nil
 }
 
-func (r request) name() string {
-	switch r.op {
+func (c call) name() string {
+	switch c.op {
 	case opAcquire:
 		return "acquire"
 	case opPeek:
@@ -95,14 +137,14 @@ func (r request) name() string {
 }
 
 // fail wraps a call's error: ErrCorrupt for a state the script refused, the cause otherwise.
-func (s *Store) fail(r request, err error) error {
+func (c call) fail(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case redis.HasErrorPrefix(err, "NUMERUS_CORRUPT"):
+	case strings.Contains(err.Error(), "NUMERUS_CORRUPT"):
 		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	return fmt.Errorf("redisstore: %s %q: %w", r.name(), r.key, err)
+	return fmt.Errorf("redisstore: %s %q: %w", c.name(), c.key, err)
 }
 
 // noScript reports whether err says the server does not hold the script (after SCRIPT FLUSH, a

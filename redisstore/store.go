@@ -3,25 +3,32 @@ package redisstore
 import (
 	"context"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/redis/go-redis/v9"
 )
 
-// DefaultNamespace is the namespace of a store given no WithNamespace option.
-const DefaultNamespace = "ratelimit"
-
-// Store keeps each subject's limiter state in one Redis hash and checks it with one atomic Lua
-// script per call. It is safe for concurrent use; it holds no state of its own besides its options.
+// Store is a keyed.Store that keeps each subject's state in one Redis hash, at the key the keyed
+// Limiter framed, and checks it with one atomic Lua script per call. It implements
+// keyed.PolicyChecker, so keyed.New refuses a policy the script cannot keep exact. It is safe for
+// concurrent use.
 //
 // The zero Store is not usable: build one with New.
 type Store struct {
-	client redis.UniversalClient
-	script *redis.Script
-	ns     string
-	now    func() time.Time
-	minTTL string // ms
+	client   redis.UniversalClient
+	script   *redis.Script
+	minTTL   any      // ms, a string
+	programs sync.Map // typed.Policy → *program
+	cached   atomic.Int64
 }
+
+var (
+	_ keyed.Store         = (*Store)(nil)
+	_ keyed.PolicyChecker = (*Store)(nil)
+)
 
 // Option configures a Store.
 type Option interface{ apply(*Store) }
@@ -30,22 +37,12 @@ type option func(*Store)
 
 func (o option) apply(s *Store) { o(s) }
 
-// WithNamespace sets the namespace that prefixes every key (DefaultNamespace by default). Stores
-// of different namespaces never share a key, whatever their subjects.
-func WithNamespace(ns string) Option { return option(func(s *Store) { s.ns = ns }) }
-
-// WithClock makes the store send now() with every check, truncated to the microsecond, instead
-// of letting the script read the server's TIME. Use it for tests and replays, and for managed
-// servers that forbid TIME in scripts. Every process sharing keys should then keep close clocks:
-// a clock behind the others cannot mint tokens (the script never moves a subject's time back),
-// but keys expire by the server's clock.
-func WithClock(now func() time.Time) Option { return option(func(s *Store) { s.now = now }) }
-
 // WithMinTTL keeps every written key at least d (rounded up to the millisecond; 1ms by default)
-// instead of only until its subject is full again. A key that outlives that instant decides exactly
-// as an absent one, so this costs memory, never admissions. Use it with WithClock when the caller's
-// clock runs slower than the server's (tests stepping through a timeline, slow replays): keys
-// expire by the server's clock.
+// instead of only until its subject is full again. A key that outlives that instant decides
+// exactly as an absent one, so this costs memory, never admissions. Use it when requests carry
+// the caller's time (keyed.WithClock) on a timeline slower than the server's clock — tests that
+// hold time still or step through it, slow replays: keys expire by the server's clock, and would
+// otherwise vanish while the caller's time says the subject is still below full.
 func WithMinTTL(d time.Duration) Option {
 	return option(func(s *Store) {
 		s.minTTL = strconv.FormatInt(max(1, (int64(d)+int64(time.Millisecond)-1)/int64(time.Millisecond)), 10)
@@ -55,42 +52,40 @@ func WithMinTTL(d time.Duration) Option {
 // New returns a store on client: a standalone, Sentinel, Ring or Cluster client all work, since
 // every call touches one key.
 func New(client redis.UniversalClient, opts ...Option) *Store {
-	s := &Store{client: client, script: redis.NewScript(engineSource), ns: DefaultNamespace, minTTL: "1"}
+	s := &Store{client: client, script: redis.NewScript(engineSource), minTTL: "1"}
 	for _, o := range opts {
 		o.apply(s)
 	}
 	return s
 }
 
-// Key returns the Redis key of a subject: the namespace's length, the namespace and the subject,
-// so that no two (namespace, subject) pairs share a key.
-func (s *Store) Key(subject string) string {
-	return strconv.Itoa(len(s.ns)) + ":" + s.ns + ":" + subject
+// Acquire takes r.Cost tokens for the subject of r.Key under r.Policy, all or nothing, in one
+// round trip, at r.At (truncated to the microsecond) or, when r.At is zero, at the server's
+// clock. A refusal is a Decision and changes nothing; the error reports a backend failure,
+// corrupt state (ErrCorrupt), or an invalid request (matching numerus.ErrInvalidArgument, before
+// any server call): a policy the script cannot run (see CheckPolicy), a cost below 1 or above the
+// policy's capacity, an instant before 1970 or after 2112.
+func (s *Store) Acquire(ctx context.Context, r keyed.Request) (keyed.Decision, error) {
+	return s.run(ctx, opAcquire, r)
 }
 
-// Acquire takes cost tokens for subject under policy p, all or nothing, in one round trip. A
-// refusal is a Decision; the error reports a backend failure, corrupt state (ErrCorrupt), or an
-// invalid policy, cost or time (numerus.ErrInvalidArgument, before any server call).
-func (s *Store) Acquire(ctx context.Context, p Policy, subject string, cost int64) (Decision, error) {
-	return s.run(ctx, opAcquire, p, subject, cost)
+// Peek reports whether the subject of r.Key could take one token under r.Policy at r.At (or the
+// server's clock), and its balance and waits, taking nothing and writing nothing. r.Cost is
+// ignored.
+func (s *Store) Peek(ctx context.Context, r keyed.Request) (keyed.Decision, error) {
+	return s.run(ctx, opPeek, r)
 }
 
-// Peek reports whether subject could take one token under p now, and its balance, taking nothing
-// and writing nothing.
-func (s *Store) Peek(ctx context.Context, p Policy, subject string) (Decision, error) {
-	return s.run(ctx, opPeek, p, subject, 1)
+// Reset forgets the subject of r.Key (only r.Key is read): its next check starts from full.
+func (s *Store) Reset(ctx context.Context, r keyed.Request) error {
+	c := reset(r)
+	return c.fail(s.script.Run(ctx, s.client, c.keys(), c.argv(s.minTTL)...).Err())
 }
 
-// Reset forgets subject: its next check starts from full.
-func (s *Store) Reset(ctx context.Context, subject string) error {
-	r := s.reset(subject)
-	return s.fail(r, s.script.Run(ctx, s.client, r.keys(), r.args...).Err())
-}
-
-func (s *Store) run(ctx context.Context, op string, p Policy, subject string, cost int64) (Decision, error) {
-	r, err := s.request(op, p, subject, cost)
+func (s *Store) run(ctx context.Context, op string, r keyed.Request) (keyed.Decision, error) {
+	c, err := s.call(op, r)
 	if err != nil {
-		return Decision{}, err
+		return keyed.Decision{}, err
 	}
-	return r.decision(s.script.Run(ctx, s.client, r.keys(), r.args...), s)
+	return c.decision(s.script.Run(ctx, s.client, c.keys(), c.argv(s.minTTL)...))
 }

@@ -2,78 +2,95 @@ package redisstore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
+	"github.com/numerus-closus/numerus/typed"
 )
 
 func TestAcquireGCRA(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClock(t0)
-	s := store(t, srv.Client(t), c, redisstore.WithMinTTL(time.Hour)) // time stands still
+	s := redisstore.New(srv.Client(t), redisstore.WithMinTTL(time.Hour)) // time stands still
+	l := limiter(t, s, "gcra 10/s burst 3", c)
 	ctx := context.Background()
-	p := numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 3))
 	for i := range 3 {
-		d, err := s.Acquire(ctx, p, "alice", 1)
+		d, err := l.TryAcquire(ctx, "alice", 1)
 		require.NoError(t, err)
 		require.True(t, d.Allowed, "take %d", i)
 		require.Equal(t, int64(2-i), d.Remaining)
 		require.Equal(t, int64(3), d.Limit)
 	}
-	d, err := s.Acquire(ctx, p, "alice", 1)
+	d, err := l.TryAcquire(ctx, "alice", 1)
 	require.NoError(t, err)
 	require.False(t, d.Allowed)
-	w, ok := d.RetryAfter.Duration()
-	require.True(t, ok)
-	require.Equal(t, 100*time.Millisecond, w)
-	r, _ := d.ResetAfter.Duration()
-	require.Equal(t, 300*time.Millisecond, r)
+	require.Equal(t, keyed.WaitFor(100*time.Millisecond), d.RetryAfter)
+	require.Equal(t, keyed.WaitFor(300*time.Millisecond), d.ResetAfter)
 	c.add(100 * time.Millisecond)
-	d, err = s.Acquire(ctx, p, "alice", 1)
+	d, err = l.TryAcquire(ctx, "alice", 1)
 	require.NoError(t, err)
 	require.True(t, d.Allowed)
-	d, err = s.Acquire(ctx, p, "alice", 4)
-	require.NoError(t, err)
-	require.False(t, d.Allowed)
-	require.True(t, d.RetryAfter.IsNever())
 }
 
-// TestDeepestTree runs a tree of the deepest nesting a Policy allows through the script.
+// TestCallerTimeRounding: the caller's instant is truncated to the microsecond for the decision,
+// and waits are measured from the instant itself, so they end on the microsecond the script
+// answered.
+func TestCallerTimeRounding(t *testing.T) {
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	p, ctx := policy("gcra 1/3us burst 1"), context.Background()
+	at := t0.Add(999 * time.Nanosecond) // decided at t0
+	d, err := s.Acquire(ctx, keyed.Request{Key: []byte(t.Name()), Policy: p, Cost: 1, At: at})
+	require.NoError(t, err)
+	require.True(t, d.Allowed)
+	require.Equal(t, keyed.WaitFor(0), d.RetryAfter)
+	require.Equal(t, keyed.WaitFor(3*time.Microsecond-999), d.ResetAfter, "full at t0+3µs")
+	d, err = s.Acquire(ctx, keyed.Request{Key: []byte(t.Name()), Policy: p, Cost: 1, At: at})
+	require.NoError(t, err)
+	require.False(t, d.Allowed)
+	require.Equal(t, keyed.WaitFor(3*time.Microsecond-999), d.RetryAfter)
+}
+
+// TestDeepestTree runs a tree of the deepest nesting package typed allows through the script.
 func TestDeepestTree(t *testing.T) {
-	p := eachKind[0]
+	sp := mustParse(t, eachKind[0])
 	for range 32 {
-		p = numerus.Must(redisstore.AllOf(p, eachKind[1]))
+		sp = typed.Spec{Algo: typed.AlgoAnd, Of: []typed.Spec{sp, mustParse(t, eachKind[1])}}
 	}
-	s := store(t, redistest.Start(t).Client(t), newClock(t0))
-	d, err := s.Acquire(context.Background(), p, "deep", 1)
+	s := redisstore.New(redistest.Start(t).Client(t))
+	d, err := limiterOf(t, s, sp, newClock(t0)).TryAcquire(context.Background(), "deep", 1)
 	require.NoError(t, err)
 	require.True(t, d.Allowed)
 	require.Equal(t, int64(2), d.Remaining)
+	sp = typed.Spec{Algo: typed.AlgoAnd, Of: []typed.Spec{sp, mustParse(t, eachKind[1])}}
+	_, err = keyed.New(s, sp, keyed.StringKey{})
+	require.ErrorIs(t, err, numerus.ErrInvalidArgument, "33 levels")
 }
 
 // TestClockBack: instants before the latest one a subject admitted count as that one, so a clock
 // that steps back, or repeats an instant, credits nothing.
 func TestClockBack(t *testing.T) {
 	c := newClock(t0.Add(10 * time.Second))
-	s := store(t, redistest.Start(t).Client(t), c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
-	for _, p := range append([]redisstore.Policy{mustTree(eachKind[1], eachKind[6])}, eachKind...) {
-		subject := p.String()
+	for _, text := range append([]string{eachKind[1] + " & " + eachKind[6]}, eachKind...) {
+		l := limiter(t, s, text, c)
 		admitted := 0
 		for back := range 50 {
 			c.set(t0.Add(10*time.Second - time.Duration(back)*200*time.Millisecond))
-			d, err := s.Acquire(ctx, p, subject, 1)
+			d, err := l.TryAcquire(ctx, text, 1)
 			require.NoError(t, err)
 			if d.Allowed {
 				admitted++
 			}
 		}
-		require.Equal(t, 3, admitted, p.String())
+		require.Equal(t, 3, admitted, text)
 	}
 }
 
@@ -81,31 +98,43 @@ func TestClockBack(t *testing.T) {
 // at it.
 func TestRetryIsTight(t *testing.T) {
 	c := newClock(t0)
-	s := store(t, redistest.Start(t).Client(t), c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
-	for _, p := range append([]redisstore.Policy{mustTree(eachKind[1], eachKind[6]),
-		numerus.Must(redisstore.AnyOf(eachKind[4], eachKind[5]))}, eachKind...) {
-		subject := p.String()
+	for _, text := range append([]string{eachKind[1] + " & " + eachKind[6], eachKind[4] + " | " + eachKind[5]}, eachKind...) {
+		l := limiter(t, s, text, c)
 		c.set(t0.Add(123456 * time.Microsecond))
-		var d redisstore.Decision
+		var d keyed.Decision
 		for d.Allowed = true; d.Allowed; {
 			var err error
-			d, err = s.Acquire(ctx, p, subject, 2)
+			d, err = l.TryAcquire(ctx, text, 2)
 			require.NoError(t, err)
 		}
 		wait, ok := d.RetryAfter.Duration()
 		if !ok {
-			require.Equal(t, "finite 3", p.String())
+			require.Equal(t, "finite 3", text)
 			continue
 		}
 		at := c.now()
 		c.set(at.Add(wait - time.Microsecond))
-		early, err := s.Acquire(ctx, p, subject, 2)
+		early, err := l.TryAcquire(ctx, text, 2)
 		require.NoError(t, err)
-		require.False(t, early.Allowed, "%s: admitted 1µs before the answer", p)
+		require.False(t, early.Allowed, "%s: admitted 1µs before the answer", text)
 		c.set(at.Add(wait))
-		d, err = s.Acquire(ctx, p, subject, 2)
+		d, err = l.TryAcquire(ctx, text, 2)
 		require.NoError(t, err)
-		require.True(t, d.Allowed, "%s: refused at the answer", p)
+		require.True(t, d.Allowed, "%s: refused at the answer", text)
 	}
+}
+
+// TestKeysAreTheLimiters: the store keeps a subject at the key the keyed Limiter framed.
+func TestKeysAreTheLimiters(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	l := limiter(t, redisstore.New(c), "gcra 1/h burst 2", nil)
+	_, err := l.TryAcquire(context.Background(), "a:b", 1)
+	require.NoError(t, err)
+	keys, err := c.Keys(context.Background(), "*"+t.Name()+"*").Result()
+	require.NoError(t, err)
+	require.Equal(t, []string{l.Key("a:b")}, keys)
+	require.True(t, strings.HasSuffix(keys[0], ":a:b"))
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
 	"github.com/redis/go-redis/v9"
@@ -58,8 +58,9 @@ func (m *monitor) send(args ...string) {
 
 var quoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 
-// next returns the arguments of the next command named name that the server runs.
-func (m *monitor) next(t *testing.T, name string) []string {
+// ttl returns the key and the TTL in ms of the next command that sets one: SET key value PX ms
+// (a plain policy's string) or PEXPIRE key ms (a hash).
+func (m *monitor) ttl(t *testing.T) (string, string) {
 	t.Helper()
 	for {
 		line, err := m.r.ReadString('\n')
@@ -68,25 +69,28 @@ func (m *monitor) next(t *testing.T, name string) []string {
 		for _, q := range quoted.FindAllStringSubmatch(line, -1) {
 			args = append(args, q[1])
 		}
-		if len(args) > 0 && strings.EqualFold(args[0], name) {
-			return args[1:]
+		switch {
+		case len(args) == 3 && strings.EqualFold(args[0], "pexpire"):
+			return args[1], args[2]
+		case len(args) == 5 && strings.EqualFold(args[0], "set") && strings.EqualFold(args[3], "px"):
+			return args[1], args[4]
 		}
 	}
 }
 
-// acquireTTL runs Acquire and returns its decision, the TTL the script set (read from the
-// server's MONITOR stream, as the PEXPIRE argument) and the key's PTTL read just after.
-func acquireTTL(t *testing.T, s *redisstore.Store, c *redis.Client, p redisstore.Policy, subject string, cost int64) (redisstore.Decision, time.Duration, time.Duration) {
+// acquireTTL takes cost for subject with l and returns its decision, the TTL the script set (read
+// from the server's MONITOR stream) and the key's PTTL read just after.
+func acquireTTL(t *testing.T, l keyed.Limiter[string], c *redis.Client, subject string, cost int64) (keyed.Decision, time.Duration, time.Duration) {
 	t.Helper()
 	ctx := context.Background()
 	m := watch(t, c.Options())
-	d, err := s.Acquire(ctx, p, subject, cost)
+	d, err := l.TryAcquire(ctx, subject, cost)
 	require.NoError(t, err)
-	args := m.next(t, "pexpire")
-	require.Equal(t, s.Key(subject), args[0])
-	ms, err := strconv.ParseInt(args[1], 10, 64)
+	key, arg := m.ttl(t)
+	require.Equal(t, l.Key(subject), key)
+	ms, err := strconv.ParseInt(arg, 10, 64)
 	require.NoError(t, err)
-	return d, time.Duration(ms) * time.Millisecond, c.PTTL(ctx, s.Key(subject)).Val()
+	return d, time.Duration(ms) * time.Millisecond, c.PTTL(ctx, l.Key(subject)).Val()
 }
 
 // TestTTL checks the TTL the script sets on every write: the time until the subject is full
@@ -96,33 +100,33 @@ func acquireTTL(t *testing.T, s *redisstore.Store, c *redis.Client, p redisstore
 func TestTTL(t *testing.T) {
 	srv := redistest.Start(t)
 	c, clk := srv.Client(t), newClock(t0)
-	s := store(t, c, clk)
+	s := redisstore.New(c)
 	ctx := context.Background()
-	_, err := s.Peek(ctx, eachKind[0], "load the script")
+	_, err := limiter(t, s, eachKind[0], clk).Peek(ctx, "load the script")
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name   string
-		policy redisstore.Policy
+		policy string
 		cost   int64
 		full   time.Duration // until full: the decision's ResetAfter
 		ttl    time.Duration
 	}{
-		{"gcra 10/s", numerus.Must(redisstore.GCRA(numerus.PerSecond(10), 5)), 2, 200 * time.Millisecond, 200 * time.Millisecond},
-		{"gcra uneven", numerus.Must(redisstore.GCRA(numerus.PerSecond(3), 5)), 1, 333334 * time.Microsecond, 334 * time.Millisecond},
-		{"sub-millisecond", numerus.Must(redisstore.GCRA(numerus.Every(300*time.Microsecond), 1)), 1, 300 * time.Microsecond, time.Millisecond},
-		{"just above 100ms", numerus.Must(redisstore.TokenBucket(1, numerus.Every(100001*time.Microsecond))), 1, 100001 * time.Microsecond, 101 * time.Millisecond},
-		{"leaky", numerus.Must(redisstore.LeakyBucket(4, numerus.PerSecond(2))), 3, 1500 * time.Millisecond, 1500 * time.Millisecond},
-		{"window", numerus.Must(redisstore.FixedWindow(time.Second, 3, t0.Add(-250*time.Millisecond))), 1, 750 * time.Millisecond, 750 * time.Millisecond},
-		{"counter", numerus.Must(redisstore.SlidingWindowCount(time.Second, 3, t0)), 1, 2 * time.Second, 2 * time.Second},
-		{"log", numerus.Must(redisstore.SlidingWindow(time.Second, 3)), 1, time.Second, time.Second},
-		{"and", numerus.Must(redisstore.AllOf(eachKind[0], eachKind[6])), 1, time.Second, time.Second},
-		{"or", numerus.Must(redisstore.AnyOf(eachKind[0], eachKind[6])), 1, time.Second, time.Second},
+		{"gcra 10/s", "gcra 10/s burst 5", 2, 200 * time.Millisecond, 200 * time.Millisecond},
+		{"gcra uneven", "gcra 3/s burst 5", 1, 333334 * time.Microsecond, 334 * time.Millisecond},
+		{"sub-millisecond", "gcra 1/300us burst 1", 1, 300 * time.Microsecond, time.Millisecond},
+		{"just above 100ms", "token 1/100001us burst 1", 1, 100001 * time.Microsecond, 101 * time.Millisecond},
+		{"leaky", "leaky 2/s burst 4", 3, 1500 * time.Millisecond, 1500 * time.Millisecond},
+		{"window", "window 3/s", 1, time.Second, time.Second},
+		{"counter", "count 3/s", 1, 2 * time.Second, 2 * time.Second},
+		{"log", "sliding 3/s", 1, time.Second, time.Second},
+		{"and", eachKind[0] + " & " + eachKind[6], 1, time.Second, time.Second},
+		{"or", eachKind[0] + " | " + eachKind[6], 1, time.Second, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clk.set(t0)
-			d, ttl, pttl := acquireTTL(t, s, c, tc.policy, tc.name, tc.cost)
+			d, ttl, pttl := acquireTTL(t, limiter(t, s, tc.policy, clk), c, tc.name, tc.cost)
 			require.True(t, d.Allowed)
-			require.Equal(t, redisstore.WaitFor(tc.full), d.ResetAfter)
+			require.Equal(t, keyed.WaitFor(tc.full), d.ResetAfter)
 			require.Equal(t, tc.ttl, ttl)
 			require.LessOrEqual(t, pttl, ttl)
 			require.NotEqual(t, time.Duration(-1), pttl, "a key without TTL") // -2: gone already
@@ -130,58 +134,67 @@ func TestTTL(t *testing.T) {
 	}
 
 	t.Run("refusals and peeks keep the TTL", func(t *testing.T) {
-		p := numerus.Must(redisstore.GCRA(numerus.PerHour(1), 1))
+		l := limiter(t, s, "gcra 1/h burst 1", clk)
 		clk.set(t0)
-		_, ttl, _ := acquireTTL(t, s, c, p, "kept", 1)
+		_, ttl, _ := acquireTTL(t, l, c, "kept", 1)
 		require.Equal(t, time.Hour, ttl)
 		clk.set(t0.Add(30 * time.Minute))
-		d, err := s.Acquire(ctx, p, "kept", 1)
+		d, err := l.TryAcquire(ctx, "kept", 1)
 		require.NoError(t, err)
 		require.False(t, d.Allowed)
-		pttl := c.PTTL(ctx, s.Key("kept")).Val()
+		pttl := c.PTTL(ctx, l.Key("kept")).Val()
 		require.Greater(t, pttl, 59*time.Minute)
 		require.LessOrEqual(t, pttl, time.Hour)
-		_, err = s.Peek(ctx, p, "kept")
+		_, err = l.Peek(ctx, "kept")
 		require.NoError(t, err)
-		require.Positive(t, c.PTTL(ctx, s.Key("kept")).Val())
+		require.Positive(t, c.PTTL(ctx, l.Key("kept")).Val())
 	})
 
 	t.Run("an expired key is fresh", func(t *testing.T) {
-		p := numerus.Must(redisstore.GCRA(numerus.PerHour(1), 2))
+		l := limiter(t, s, "gcra 1/h burst 2", clk)
 		clk.set(t0)
 		for range 2 {
-			d, err := s.Acquire(ctx, p, "expired", 1)
+			d, err := l.TryAcquire(ctx, "expired", 1)
 			require.NoError(t, err)
 			require.True(t, d.Allowed)
 		}
-		require.NoError(t, c.PExpireAt(ctx, s.Key("expired"), time.Unix(1, 0)).Err())
-		d, err := s.Acquire(ctx, p, "expired", 1)
+		require.NoError(t, c.PExpireAt(ctx, l.Key("expired"), time.Unix(1, 0)).Err())
+		d, err := l.TryAcquire(ctx, "expired", 1)
 		require.NoError(t, err)
 		require.Equal(t, int64(1), d.Remaining)
 	})
 
 	t.Run("a spent finite bucket", func(t *testing.T) {
 		clk.set(t0)
-		d, ttl, _ := acquireTTL(t, s, c, eachKind[3], "finite", 1)
+		d, ttl, _ := acquireTTL(t, limiter(t, s, "finite 3", clk), c, "finite", 1)
 		require.True(t, d.ResetAfter.IsNever())
 		require.Greater(t, ttl, 200*365*24*time.Hour)
 	})
+
+	t.Run("at least the minimum", func(t *testing.T) {
+		clk.set(t0)
+		l := limiter(t, redisstore.New(c, redisstore.WithMinTTL(1500*time.Microsecond)), "gcra 10/s burst 5", clk)
+		_, ttl, _ := acquireTTL(t, l, c, "short", 1)
+		require.Equal(t, 100*time.Millisecond, ttl)
+		l = limiter(t, redisstore.New(c, redisstore.WithMinTTL(time.Hour)), "gcra 10/s burst 5", clk)
+		_, ttl, _ = acquireTTL(t, l, c, "long", 1)
+		require.Equal(t, time.Hour, ttl)
+	})
 }
 
-// TestServerTime lets the script read the server's clock (no WithClock).
+// TestServerTime lets the script read the server's clock (no keyed.WithClock).
 func TestServerTime(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
-	s := store(t, c, nil)
+	l := limiter(t, redisstore.New(c), "gcra 1/h burst 2", nil)
 	ctx := context.Background()
-	p := numerus.Must(redisstore.GCRA(numerus.PerHour(1), 2))
 	for i := range 2 {
-		d, err := s.Acquire(ctx, p, "alice", 1)
+		d, err := l.TryAcquire(ctx, "alice", 1)
 		require.NoError(t, err)
 		require.True(t, d.Allowed)
 		require.Equal(t, int64(1-i), d.Remaining)
 	}
-	d, err := s.Acquire(ctx, p, "alice", 1)
+	d, err := l.TryAcquire(ctx, "alice", 1)
 	require.NoError(t, err)
 	require.False(t, d.Allowed)
 	retry, ok := d.RetryAfter.Duration()
@@ -190,7 +203,7 @@ func TestServerTime(t *testing.T) {
 	reset, _ := d.ResetAfter.Duration()
 	require.InDelta(t, float64(2*time.Hour), float64(reset), float64(slack))
 	require.Zero(t, retry%time.Microsecond, "the script counts microseconds")
-	ttl := c.PTTL(ctx, s.Key("alice")).Val()
+	ttl := c.PTTL(ctx, l.Key("alice")).Val()
 	require.InDelta(t, float64(2*time.Hour), float64(ttl), float64(slack))
 }
 

@@ -1,0 +1,45 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/redisstore"
+	"github.com/redis/go-redis/v9"
+)
+
+// numerusRedisTaker is numerus's Redis store behind the keyed limiter: a GCRA of p.tokens per
+// p.per, bursting to p.tokens, decided by one EVALSHA per check at the server's clock. Its keys
+// are the keyed limiter's ("9:ratelimit:" and the subject), which contain the subjects as given.
+type numerusRedisTaker struct {
+	store *redisstore.Store
+	l     keyed.Limiter[string]
+}
+
+func openNumerusRedis(_ *testing.B, rdb redis.UniversalClient, p keyedPolicy) keyedTaker {
+	store := redisstore.New(rdb)
+	l := must(keyed.New(store, keyed.Rate(p.tokens, p.per, p.tokens), keyed.StringKey{}))
+	return numerusRedisTaker{store: store, l: l}
+}
+
+func (t numerusRedisTaker) take(ctx context.Context, subject string) (bool, error) {
+	d, err := t.l.TryAcquire(ctx, subject, 1)
+	return d.Allowed, err
+}
+
+// takeBatch checks every subject in one round trip: a pipeline of one EVALSHA each.
+func (t numerusRedisTaker) takeBatch(ctx context.Context, subjects []string, allowed []bool) error {
+	ds, err := t.store.AcquireBatch(ctx, redisstore.Requests(t.l, 1, subjects...))
+	if err != nil {
+		return err
+	}
+	if len(ds) != len(subjects) {
+		return fmt.Errorf("%d decisions for %d subjects", len(ds), len(subjects))
+	}
+	for i, d := range ds {
+		allowed[i] = d.Allowed
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/redis/go-redis/v9"
+)
+
+// maxBatch bounds the subjects one batch script checks, so that it holds the server for a few
+// milliseconds at most.
+const maxBatch = 500
+
+// AcquireBatch runs Acquire for every request in one round trip, and returns the decisions in
+// order. On a single server (a *redis.Client, standalone or behind Sentinel), requests of one
+// policy run in one script call per maxBatch subjects, which checks them one after the other;
+// otherwise (a cluster, a ring, requests of several policies) each is its own script call, all
+// pipelined (on a cluster, one pipeline per node, in parallel). Each check is atomic either way.
+// If the server did not hold the script, the calls it refused are sent again as EVALs in a
+// second round trip. If any check fails, the error reports how many did and wraps the first
+// failure; the decision of a failed check is the zero Decision (a refusal). [Requests] builds
+// the requests of a keyed.Limiter's subjects.
+func (s *Store) AcquireBatch(ctx context.Context, reqs []keyed.Request) ([]keyed.Decision, error) {
+	b := batch{s: s, calls: make([]call, len(reqs)), out: make([]keyed.Decision, len(reqs)), errs: make([]error, len(reqs))}
+	for i, r := range reqs {
+		b.calls[i], b.errs[i] = s.call(opAcquire, r)
+	}
+	if _, single := s.client.(*redis.Client); single && onePolicy(reqs, b.errs) {
+		b.grouped(ctx, reqs)
+	} else {
+		b.pipelined(ctx)
+	}
+	return b.out, b.err()
+}
+
+// batch is the state of one AcquireBatch: each request's call, decision and error.
+type batch struct {
+	s     *Store
+	calls []call
+	out   []keyed.Decision
+	errs  []error
+}
+
+// onePolicy reports whether every valid request has the same policy.
+func onePolicy(reqs []keyed.Request, errs []error) bool {
+	first := -1
+	for i := range reqs {
+		if errs[i] != nil {
+			continue
+		}
+		if first < 0 {
+			first = i
+		} else if reqs[i].Policy != reqs[first].Policy {
+			return false
+		}
+	}
+	return true
+}
+
+// pipelined sends each valid request as its own script call, in one pipeline.
+func (b *batch) pipelined(ctx context.Context) {
+	pending := make([]Pending, len(b.calls))
+	pipe := b.s.client.Pipeline()
+	for i, c := range b.calls {
+		if b.errs[i] == nil {
+			pending[i] = Pending{s: b.s, c: c, cmd: b.s.script.EvalSha(ctx, pipe, c.keys(), c.argv(b.s.minTTL)...)}
+		}
+	}
+	_, _ = pipe.Exec(ctx) // each command's own error is read below
+	var again redis.Pipeliner
+	for i := range pending {
+		if pd := &pending[i]; b.errs[i] == nil && noScript(pd.cmd.Err()) {
+			if again == nil {
+				again = b.s.client.Pipeline()
+			}
+			pd.cmd = b.s.script.Eval(ctx, again, pd.c.keys(), pd.c.argv(b.s.minTTL)...)
+		}
+	}
+	if again != nil {
+		_, _ = again.Exec(ctx)
+	}
+	for i := range pending {
+		if b.errs[i] == nil {
+			b.out[i], b.errs[i] = pending[i].c.decision(pending[i].cmd)
+		}
+	}
+}
+
+// grouped sends the valid requests, all of one policy, as batch script calls of up to maxBatch
+// subjects each, in one pipeline.
+func (b *batch) grouped(ctx context.Context, reqs []keyed.Request) {
+	var groups [][]int // indexes of the requests of each call
+	var group []int
+	for i := range reqs {
+		if b.errs[i] != nil {
+			continue
+		}
+		if group = append(group, i); len(group) == maxBatch {
+			groups, group = append(groups, group), nil
+		}
+	}
+	if group != nil {
+		groups = append(groups, group)
+	}
+	if len(groups) == 0 {
+		return
+	}
+	pr := b.calls[groups[0][0]].pr
+	keys, args := make([][]string, len(groups)), make([][]any, len(groups))
+	cmds := make([]*redis.Cmd, len(groups))
+	pipe := b.s.client.Pipeline()
+	for g, idx := range groups {
+		first := b.calls[idx[0]]
+		keys[g] = make([]string, len(idx))
+		args[g] = append(make([]any, 0, 4+len(pr.toks)+2*len(idx)), "B", b.s.minTTL, first.cost, first.when)
+		args[g] = append(args[g], pr.toks...)
+		uniform := true
+		for n, i := range idx {
+			c := b.calls[i]
+			keys[g][n] = c.key
+			uniform = uniform && c.cost == first.cost && c.when == first.when
+		}
+		if !uniform { // each check's cost and time
+			for _, i := range idx {
+				args[g] = append(args[g], b.calls[i].cost, b.calls[i].when)
+			}
+		}
+		cmds[g] = b.s.script.EvalSha(ctx, pipe, keys[g], args[g]...)
+	}
+	_, _ = pipe.Exec(ctx)
+	var again redis.Pipeliner
+	for g := range groups {
+		if noScript(cmds[g].Err()) {
+			if again == nil {
+				again = b.s.client.Pipeline()
+			}
+			cmds[g] = b.s.script.Eval(ctx, again, keys[g], args[g]...)
+		}
+	}
+	if again != nil {
+		_, _ = again.Exec(ctx)
+	}
+	for g, idx := range groups {
+		b.read(cmds[g], idx)
+	}
+}
+
+// read spreads a batch script's reply over the requests idx: the index (from 1) and the error of
+// each check that failed, then the 48-byte decisions of all, one after the other.
+func (b *batch) read(cmd *redis.Cmd, idx []int) {
+	reply, err := cmd.Slice()
+	var all string
+	if err == nil {
+		var ok bool
+		if all, ok = reply[len(reply)-1].(string); !ok || len(all) != 48*len(idx) || len(reply)%2 != 1 {
+			err = fmt.Errorf("redisstore: batch: unexpected reply for %d checks", len(idx))
+		}
+	}
+	for f := 0; f+1 < len(reply); f += 2 {
+		if n, ok := reply[f].(int64); !ok || n < 1 || int(n) > len(idx) {
+			err = fmt.Errorf("redisstore: batch: unexpected failure %v of check %v", reply[f+1], reply[f])
+		} else if _, ok := reply[f+1].(error); !ok {
+			err = fmt.Errorf("redisstore: batch: unexpected failure %v of check %v", reply[f+1], reply[f])
+		}
+	}
+	for n, i := range idx {
+		if err != nil {
+			b.errs[i] = b.calls[i].fail(err)
+		} else {
+			b.out[i], b.errs[i] = b.calls[i].read(all[48*n : 48*n+48])
+		}
+	}
+	for f := 0; err == nil && f+1 < len(reply); f += 2 {
+		i := idx[reply[f].(int64)-1]
+		b.out[i], b.errs[i] = keyed.Decision{}, b.calls[i].fail(reply[f+1].(error))
+	}
+}
+
+// err reports the batch's failures: how many, and the first.
+func (b *batch) err() error {
+	failed, at := 0, 0
+	for i, err := range b.errs {
+		if err != nil {
+			if failed == 0 {
+				at = i
+			}
+			failed++
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("redisstore: %d of %d checks failed, first check %d: %w", failed, len(b.errs), at, b.errs[at])
+}
