@@ -124,7 +124,11 @@ func TestBatchCorrupt(t *testing.T) {
 // requires each decision to be the one keyed's memory store makes for the same requests one by
 // one, in order.
 func TestBatchDecidesAsOneByOne(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	batchOneByOne(t, redistest.Start(t).Client(t))
+}
+
+func batchOneByOne(t *testing.T, client redis.UniversalClient) {
+	s := redisstore.New(client, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
 		p, err := typed.Compile(genSpec(rt, 1))
