@@ -12,13 +12,14 @@ import (
 )
 
 // TestCluster runs the store on one Redis Cluster of three masters: the keyed conformance suite,
-// the differential test, a batch, and every kind of policy on subjects spread over the slots. One
+// the differential test, batches, and every kind of policy on subjects spread over the slots. One
 // key per subject, so every check goes to one slot with no hash tag, whatever the policy.
 func TestCluster(t *testing.T) {
 	c := redistest.StartCluster(t).Client(t)
 	t.Run("conformance", func(t *testing.T) { conformance(t, c) })
 	t.Run("differential", func(t *testing.T) { differential(t, c) })
 	t.Run("batch", func(t *testing.T) { batch(t, redisstore.New(c), t.Name()) })
+	t.Run("batch one by one", func(t *testing.T) { batchOneByOne(t, c) })
 	t.Run("every kind across the slots", func(t *testing.T) {
 		s := redisstore.New(c)
 		ctx := context.Background()

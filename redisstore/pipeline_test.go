@@ -66,9 +66,15 @@ func TestBatch(t *testing.T) {
 	require.Equal(t, 2, trips)
 	require.Equal(t, []string{"evalsha", "eval"}, names)
 
+	ds, err := s.AcquireBatch(context.Background(), nil)
+	require.NoError(t, err)
+	require.Empty(t, ds)
+	names, _ = hook.take()
+	require.Empty(t, names, "an empty batch sends nothing")
+
 	a, b := limiter(t, s, "gcra 1/h burst 2", nil), limiter(t, s, "window 2/h", nil)
 	reqs := append(redisstore.Requests(a, 1, "x", "y"), redisstore.Requests(b, 1, "z", "z", "z")...)
-	ds, err := s.AcquireBatch(context.Background(), reqs)
+	ds, err = s.AcquireBatch(context.Background(), reqs)
 	require.NoError(t, err)
 	names, trips = hook.take()
 	require.Equal(t, 1, trips)
@@ -124,7 +130,11 @@ func TestBatchCorrupt(t *testing.T) {
 // requires each decision to be the one keyed's memory store makes for the same requests one by
 // one, in order.
 func TestBatchDecidesAsOneByOne(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	batchOneByOne(t, redistest.Start(t).Client(t))
+}
+
+func batchOneByOne(t *testing.T, client redis.UniversalClient) {
+	s := redisstore.New(client, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
 		p, err := typed.Compile(genSpec(rt, 1))

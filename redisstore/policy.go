@@ -44,8 +44,11 @@ func (s *Store) program(p typed.Policy) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.cached.Add(1) <= maxCached {
-		s.programs.Store(p, pr)
+	if s.cached.Load() < maxCached {
+		if v, loaded := s.programs.LoadOrStore(p, pr); loaded {
+			return v.(*program), nil
+		}
+		s.cached.Add(1)
 	}
 	return pr, nil
 }

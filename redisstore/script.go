@@ -15,11 +15,20 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed engine.lua
-var engineSource string
+// The script, in three files: the fast path, the general engine and the main part (see fast.lua).
+var (
+	//go:embed fast.lua
+	fastLua string
+	//go:embed engine.lua
+	engineLua string
+	//go:embed main.lua
+	mainLua string
+
+	engineSource = fastLua + "\n" + engineLua + "\n" + mainLua
+)
 
 // ErrCorrupt is matched (with errors.Is) by the error of a check that found a subject's key in a
-// state the script cannot trust: not a hash, a field missing or unreadable, tokens above the
+// state the script cannot trust: of another type, a field missing or unreadable, tokens above the
 // capacity, an impossible instant. Such a check never grants anything; Reset clears the key.
 var ErrCorrupt = errors.New("redisstore: corrupt state")
 

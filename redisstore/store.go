@@ -11,10 +11,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Store is a keyed.Store that keeps each subject's state in one Redis hash, at the key the keyed
+// Store is a keyed.Store that keeps each subject's state in one Redis key, the one the keyed
 // Limiter framed, and checks it with one atomic Lua script per call. It implements
 // keyed.PolicyChecker, so keyed.New refuses a policy the script cannot keep exact. It is safe for
-// concurrent use.
+// concurrent use; it holds no state but its options and the policies it has compiled.
 //
 // The zero Store is not usable: build one with New.
 type Store struct {
