@@ -86,9 +86,11 @@
 // Every write sets the key's TTL to the time until the subject is full again, rounded up to the
 // millisecond and at least 1ms, so live keys track the subjects seen within one refill, and an
 // expired key answers like a fresh one because a full subject decides like a fresh one. A spent
-// finite bucket never refills: its key is kept until 2255. Keys expire by the server's clock: when
-// requests carry the caller's time on a timeline slower than the server's (a test holding time
-// still, a replay), [WithMinTTL] keeps keys longer, which costs memory and changes no decision.
+// finite bucket never refills: its key is kept until 2255. [WithMinTTL] keeps keys longer, which
+// costs memory and changes no decision: for requests that carry the caller's time on a timeline
+// slower than the server's (a test holding time still, a replay: keys expire by the server's
+// clock), and for subjects that refill within milliseconds, whose keys would otherwise expire and
+// be created anew at every check.
 //
 // # Errors and faults
 //
