@@ -125,8 +125,10 @@
 //
 // For a plain policy (a GCRA, say) the script runs in about 7µs of server time, against about
 // 6.5µs for go-redis/redis_rate's, both mostly Redis's own cost of running a script and its
-// commands (TIME, GET, SET with a TTL); trees and logs cost more. Measured on a shared two-core
-// machine, with the two interleaved: a serial check over loopback takes as long as redis_rate's
-// (medians 44–46µs each), 64 goroutines get within a few percent of its throughput, and a batch
-// of 100 costs 5–10µs a check, the server's writes dominating. See the bench module, run by run.
+// commands (TIME, GET, SET with a TTL); trees and logs cost more. On a shared two-core machine, a
+// serial check over loopback takes as long as redis_rate's (44–60µs each, depending on the load;
+// within a few percent when the two are interleaved), 64 goroutines get about its throughput,
+// and a batch of 100 costs 6–8µs a check, the server's writes dominating. Subjects that refill
+// within milliseconds cost the server about 6µs more a check unless [WithMinTTL] keeps their keys
+// (see Expiry). See the bench module for the comparison, run by run.
 package redisstore
