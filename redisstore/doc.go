@@ -86,9 +86,11 @@
 // Every write sets the key's TTL to the time until the subject is full again, rounded up to the
 // millisecond and at least 1ms, so live keys track the subjects seen within one refill, and an
 // expired key answers like a fresh one because a full subject decides like a fresh one. A spent
-// finite bucket never refills: its key is kept until 2255. Keys expire by the server's clock: when
-// requests carry the caller's time on a timeline slower than the server's (a test holding time
-// still, a replay), [WithMinTTL] keeps keys longer, which costs memory and changes no decision.
+// finite bucket never refills: its key is kept until 2255. [WithMinTTL] keeps keys longer, which
+// costs memory and changes no decision: for requests that carry the caller's time on a timeline
+// slower than the server's (a test holding time still, a replay: keys expire by the server's
+// clock), and for subjects that refill within milliseconds, whose keys would otherwise expire and
+// be created anew at every check.
 //
 // # Errors and faults
 //
@@ -123,8 +125,10 @@
 //
 // For a plain policy (a GCRA, say) the script runs in about 7µs of server time, against about
 // 6.5µs for go-redis/redis_rate's, both mostly Redis's own cost of running a script and its
-// commands (TIME, GET, SET with a TTL); trees and logs cost more. Measured on a shared two-core
-// machine, with the two interleaved: a serial check over loopback takes as long as redis_rate's
-// (medians 44–46µs each), 64 goroutines get within a few percent of its throughput, and a batch
-// of 100 costs 5–10µs a check, the server's writes dominating. See the bench module, run by run.
+// commands (TIME, GET, SET with a TTL); trees and logs cost more. On a shared two-core machine, a
+// serial check over loopback takes as long as redis_rate's (44–60µs each, depending on the load;
+// within a few percent when the two are interleaved), 64 goroutines get about its throughput,
+// and a batch of 100 costs 6–8µs a check, the server's writes dominating. Subjects that refill
+// within milliseconds cost the server about 6µs more a check unless [WithMinTTL] keeps their keys
+// (see Expiry). See the bench module for the comparison, run by run.
 package redisstore

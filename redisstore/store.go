@@ -39,10 +39,16 @@ func (o option) apply(s *Store) { o(s) }
 
 // WithMinTTL keeps every written key at least d (rounded up to the millisecond; 1ms by default)
 // instead of only until its subject is full again. A key that outlives that instant decides
-// exactly as an absent one, so this costs memory, never admissions. Use it when requests carry
-// the caller's time (keyed.WithClock) on a timeline slower than the server's clock — tests that
-// hold time still or step through it, slow replays: keys expire by the server's clock, and would
-// otherwise vanish while the caller's time says the subject is still below full.
+// exactly as an absent one, so this costs memory, never admissions. Use it
+//
+//   - when requests carry the caller's time (keyed.WithClock) on a timeline slower than the
+//     server's clock — tests that hold time still or step through it, slow replays: keys expire by
+//     the server's clock, and would otherwise vanish while the caller's time says the subject is
+//     still below full;
+//   - when subjects refill within milliseconds of each check (a limit far above the traffic):
+//     each check would then find its key expired, create it anew and leave Redis one more key to
+//     expire, which costs the server more than keeping the key a second (about 6µs a check,
+//     measured); WithMinTTL(time.Second) keeps such keys as long as TTLs in whole seconds would.
 func WithMinTTL(d time.Duration) Option {
 	return option(func(s *Store) {
 		s.minTTL = strconv.FormatInt(max(1, (int64(d)+int64(time.Millisecond)-1)/int64(time.Millisecond)), 10)
