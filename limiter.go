@@ -44,6 +44,15 @@ type Status struct {
 // (the years 1677 to 2262): an earlier instant counts as the earliest, a later one as the latest.
 func instant(t time.Time) int64 { return kernel.FromTime(t) }
 
+// refusal converts a kernel's refusal answer from, of a debit at ns = instant(at), to a
+// NextDebitable in the location of at: without time arithmetic when it can (see DebitableAfter).
+func refusal(from, ns int64, at time.Time) NextDebitable {
+	if d, ok := kernel.After(from, ns); ok {
+		return DebitableAfter(at, d)
+	}
+	return fromInstant(from, at)
+}
+
 // fromInstant converts a kernel answer back to a NextDebitable in the location of at.
 func fromInstant(ns int64, at time.Time) NextDebitable {
 	t, ok := kernel.ToTime(ns, at.Location())

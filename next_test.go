@@ -1,6 +1,7 @@
 package numerus_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -155,4 +156,34 @@ func TestScheduleFaultyLimiter(t *testing.T) {
 		t.Fatal("stuck admitted a debit")
 	}
 	require.Equal(t, 1, calls)
+}
+
+// TestDebitableAfter checks that DebitableAfter(at, d) is the answer DebitableFrom(at.Add(d)) in
+// every respect a caller can see, for every d: its instant (location and monotonic reading kept),
+// order, wait and text, a negative d counting as zero and the largest d not wrapping to Never.
+func TestDebitableAfter(t *testing.T) {
+	zones := []*time.Location{time.UTC, time.FixedZone("x", -7200)}
+	rapid.Check(t, func(t *rapid.T) {
+		at := time.Unix(0, rapid.Int64().Draw(t, "at")).In(rapid.SampledFrom(zones).Draw(t, "zone"))
+		if rapid.Bool().Draw(t, "monotonic") {
+			at = time.Now().Add(time.Duration(rapid.Int64Range(-1e15, 1e15).Draw(t, "offset")))
+		}
+		d := time.Duration(rapid.OneOf(rapid.Int64(), rapid.Int64Range(-2, 2),
+			rapid.Int64Range(math.MaxInt64-2, math.MaxInt64)).Draw(t, "d"))
+		lazy, eager := numerus.DebitableAfter(at, d), numerus.DebitableFrom(at.Add(max(d, 0)))
+		lt, lok := lazy.Time()
+		et, _ := eager.Time()
+		if !lok || lazy.IsNever() || lt != et {
+			t.Fatalf("DebitableAfter(%v, %v).Time() = %v, %v; want %v", at, d, lt, lok, et)
+		}
+		other := numerus.DebitableFrom(at.Add(time.Duration(rapid.Int64().Draw(t, "other"))))
+		if lazy.Compare(other) != eager.Compare(other) || !lazy.Equal(eager) || lazy.String() != eager.String() {
+			t.Fatalf("DebitableAfter(%v, %v) differs from DebitableFrom(%v)", at, d, et)
+		}
+		lw, _ := lazy.Wait(at)
+		ew, _ := eager.Wait(at)
+		if lw != ew {
+			t.Fatalf("wait %v, want %v", lw, ew)
+		}
+	})
 }

@@ -23,19 +23,21 @@ func newSingle[K algorithm[K]](k K) Limiter { return &single[K]{k} }
 func (l *single[K]) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
 
 func (l *single[K]) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
-	k, from, ok := l.k.Debit(instant(at), cost)
+	ns := instant(at)
+	k, from, ok := l.k.Debit(ns, cost)
 	if ok {
 		return &single[K]{k}, DebitableFrom(at), true
 	}
-	return l, fromInstant(from, at), false
+	return l, refusal(from, ns, at), false
 }
 
 func (l *single[K]) check(at time.Time, cost int64) (NextDebitable, bool) {
-	_, from, ok := l.k.Debit(instant(at), cost)
+	ns := instant(at)
+	_, from, ok := l.k.Debit(ns, cost)
 	if ok {
 		return DebitableFrom(at), true
 	}
-	return fromInstant(from, at), false
+	return refusal(from, ns, at), false
 }
 
 func (l *single[K]) Status(at time.Time) Status { return status(l.k.Status(instant(at)), at) }

@@ -165,11 +165,12 @@ func (b TokenBucket) Debit(at time.Time) (TokenBucket, numerus.NextDebitable, bo
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (b TokenBucket) DebitN(at time.Time, cost int64) (TokenBucket, numerus.NextDebitable, bool) {
-	k, from, ok := b.k.Debit(kernel.FromTime(at), cost)
+	ns := kernel.FromTime(at)
+	k, from, ok := b.k.Debit(ns, cost)
 	if ok {
 		return TokenBucket{k}, numerus.DebitableFrom(at), true
 	}
-	return b, answer(from, at), false
+	return b, refusal(from, ns, at), false
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
@@ -206,11 +207,12 @@ func (b LeakyBucket) Debit(at time.Time) (LeakyBucket, numerus.NextDebitable, bo
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (b LeakyBucket) DebitN(at time.Time, cost int64) (LeakyBucket, numerus.NextDebitable, bool) {
-	k, from, ok := b.k.Debit(kernel.FromTime(at), cost)
+	ns := kernel.FromTime(at)
+	k, from, ok := b.k.Debit(ns, cost)
 	if ok {
 		return LeakyBucket{k}, numerus.DebitableFrom(at), true
 	}
-	return b, answer(from, at), false
+	return b, refusal(from, ns, at), false
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
@@ -247,11 +249,12 @@ func (f FiniteBucket) Debit(at time.Time) (FiniteBucket, numerus.NextDebitable, 
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (f FiniteBucket) DebitN(at time.Time, cost int64) (FiniteBucket, numerus.NextDebitable, bool) {
-	k, from, ok := f.k.Debit(kernel.FromTime(at), cost)
+	ns := kernel.FromTime(at)
+	k, from, ok := f.k.Debit(ns, cost)
 	if ok {
 		return FiniteBucket{k}, numerus.DebitableFrom(at), true
 	}
-	return f, answer(from, at), false
+	return f, refusal(from, ns, at), false
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.

@@ -33,11 +33,12 @@ func (l And[A, B]) Debit(at time.Time) (And[A, B], numerus.NextDebitable, bool) 
 
 // DebitN takes cost tokens from both children at at, or from neither. A cost below 1 panics.
 func (l And[A, B]) DebitN(at time.Time, cost int64) (And[A, B], numerus.NextDebitable, bool) {
-	next, from, ok := l.debit(kernel.FromTime(at), cost)
+	ns := kernel.FromTime(at)
+	next, from, ok := l.debit(ns, cost)
 	if ok {
 		return next, numerus.DebitableFrom(at), true
 	}
-	return l, answer(from, at), false
+	return l, refusal(from, ns, at), false
 }
 
 func (l And[A, B]) debit(at, cost int64) (And[A, B], int64, bool) {
@@ -135,11 +136,12 @@ func (l Or[A, B]) Debit(at time.Time) (Or[A, B], numerus.NextDebitable, bool) {
 
 // DebitN takes cost tokens from every child that admits them at at. A cost below 1 panics.
 func (l Or[A, B]) DebitN(at time.Time, cost int64) (Or[A, B], numerus.NextDebitable, bool) {
-	next, from, ok := l.debit(kernel.FromTime(at), cost)
+	ns := kernel.FromTime(at)
+	next, from, ok := l.debit(ns, cost)
 	if ok {
 		return next, numerus.DebitableFrom(at), true
 	}
-	return l, answer(from, at), false
+	return l, refusal(from, ns, at), false
 }
 
 // debit charges each child that admits and keeps the others as they were.

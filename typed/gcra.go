@@ -31,6 +31,11 @@ func NewGCRA(rate numerus.Rate, burst int64) (GCRA, error) {
 }
 
 func (g GCRA) debit(at, cost int64) (GCRA, int64, bool) {
+	if g.k.P != nil {
+		if k, from, v := g.k.Fast(at, cost); v != kernel.Undecided {
+			return GCRA{k}, from, v == kernel.Admitted
+		}
+	}
 	k, from, ok := g.k.Debit(at, cost)
 	return GCRA{k}, from, ok
 }
@@ -70,11 +75,24 @@ func (g GCRA) Debit(at time.Time) (GCRA, numerus.NextDebitable, bool) { return g
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (g GCRA) DebitN(at time.Time, cost int64) (GCRA, numerus.NextDebitable, bool) {
-	k, from, ok := g.k.Debit(kernel.FromTime(at), cost)
+	if ns, ok := kernel.Instant(at); ok && g.k.P != nil {
+		switch k, from, v := g.k.Fast(ns, cost); v { // inlined: no call on the common path
+		case kernel.Admitted:
+			return GCRA{k}, numerus.DebitableFrom(at), true
+		case kernel.Refused:
+			return g, numerus.DebitableAfter(at, time.Duration(from-ns)), false
+		}
+	}
+	return g.debitN(at, cost)
+}
+
+func (g GCRA) debitN(at time.Time, cost int64) (GCRA, numerus.NextDebitable, bool) {
+	ns := kernel.FromTime(at)
+	k, from, ok := g.k.Debit(ns, cost)
 	if ok {
 		return GCRA{k}, numerus.DebitableFrom(at), true
 	}
-	return g, answer(from, at), false
+	return g, refusal(from, ns, at), false
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.

@@ -49,6 +49,14 @@ func (s *states) next(n int) ([]int64, error) {
 	return w, nil
 }
 
+// refusal converts a kernel's answer from, for a refused debit at ns = kernel.FromTime(at).
+func refusal(from, ns int64, at time.Time) numerus.NextDebitable {
+	if d, ok := kernel.After(from, ns); ok {
+		return numerus.DebitableAfter(at, d)
+	}
+	return answer(from, at)
+}
+
 // answer converts a kernel's answer for a refused debit at at.
 func answer(ns int64, at time.Time) numerus.NextDebitable {
 	t, ok := kernel.ToTime(ns, at.Location())

@@ -141,9 +141,10 @@ func (p Policy) DebitN(s State, at time.Time, cost int64) (State, numerus.NextDe
 		return s, numerus.Never(), false
 	}
 	c.fit(&s)
-	from, ok := c.debitIn(&s, kernel.FromTime(at), cost)
+	ns := kernel.FromTime(at)
+	from, ok := c.debitIn(&s, ns, cost)
 	if !ok {
-		return s, answer(from, at), false
+		return s, refusal(from, ns, at), false
 	}
 	return s, numerus.DebitableFrom(at), true
 }

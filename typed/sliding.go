@@ -80,11 +80,12 @@ func (l SlidingWindow) Debit(at time.Time) (SlidingWindow, numerus.NextDebitable
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (l SlidingWindow) DebitN(at time.Time, cost int64) (SlidingWindow, numerus.NextDebitable, bool) {
-	k, from, ok := l.k.Debit(kernel.FromTime(at), cost)
+	ns := kernel.FromTime(at)
+	k, from, ok := l.k.Debit(ns, cost)
 	if ok {
 		return SlidingWindow{k}, numerus.DebitableFrom(at), true
 	}
-	return l, answer(from, at), false
+	return l, refusal(from, ns, at), false
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.

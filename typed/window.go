@@ -118,11 +118,12 @@ func (w FixedWindow) Debit(at time.Time) (FixedWindow, numerus.NextDebitable, bo
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (w FixedWindow) DebitN(at time.Time, cost int64) (FixedWindow, numerus.NextDebitable, bool) {
-	k, from, ok := w.k.Debit(kernel.FromTime(at), cost)
+	ns := kernel.FromTime(at)
+	k, from, ok := w.k.Debit(ns, cost)
 	if ok {
 		return FixedWindow{k}, numerus.DebitableFrom(at), true
 	}
-	return w, answer(from, at), false
+	return w, refusal(from, ns, at), false
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.
@@ -159,11 +160,12 @@ func (c SlidingWindowCount) Debit(at time.Time) (SlidingWindowCount, numerus.Nex
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (c SlidingWindowCount) DebitN(at time.Time, cost int64) (SlidingWindowCount, numerus.NextDebitable, bool) {
-	k, from, ok := c.k.Debit(kernel.FromTime(at), cost)
+	ns := kernel.FromTime(at)
+	k, from, ok := c.k.Debit(ns, cost)
 	if ok {
 		return SlidingWindowCount{k}, numerus.DebitableFrom(at), true
 	}
-	return c, answer(from, at), false
+	return c, refusal(from, ns, at), false
 }
 
 // Status reports the limit, the tokens remaining at at and when it is full again. It is pure.

@@ -120,3 +120,13 @@ func GCD(a, b int64) int64 {
 	}
 	return a
 }
+
+// Verdict is the answer of a kernel's inlinable fast path.
+type Verdict uint8
+
+// The verdicts of a fast path: it could not decide (the full Debit must), or it decided.
+const (
+	Undecided Verdict = iota
+	Admitted
+	Refused
+)

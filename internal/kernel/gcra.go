@@ -5,11 +5,16 @@ type GCRAPolicy struct {
 	Rate  Rate
 	Burst int64
 	limit int64 // Burst·P: the tolerance, scaled by N
+	below int64 // debits at instants below it take the fast path; MinInstant if none can
 }
 
 // NewGCRA returns the policy; the caller has checked rate.FitsBurst(burst) and burst ≥ 1.
 func NewGCRA(rate Rate, burst int64) *GCRAPolicy {
-	return &GCRAPolicy{Rate: rate, Burst: burst, limit: burst * rate.P}
+	p := &GCRAPolicy{Rate: rate, Burst: burst, limit: burst * rate.P, below: MinInstant}
+	if rate.N == 1 && p.limit <= MaxInstant/4 { // whole ns per token: the TAT has no fraction
+		p.below = MaxInstant - 2*p.limit + 1 // so that at + 2·limit cannot overflow in Fast
+	}
+	return p
 }
 
 // GCRA is the generic cell rate algorithm: a theoretical arrival time (TAT) that each admitted
@@ -37,6 +42,34 @@ func (g GCRA) debt(at int64) int64 {
 
 // Debit takes cost tokens at at.
 func (g GCRA) Debit(at, cost int64) (GCRA, int64, bool) {
+	if g.P != nil {
+		if next, from, v := g.Fast(at, cost); v != Undecided {
+			return next, from, v == Admitted
+		}
+	}
+	return g.debit(at, cost)
+}
+
+// Fast is Debit's common case, small enough to be inlined: a whole number of nanoseconds per
+// token, an instant not before Last and far enough from MaxInstant that nothing saturates, and a
+// cost the burst can hold. The TAT has no fraction then, and max(TAT, at) − at is at most the
+// tolerance, so nothing overflows. It returns Undecided for every other case, which Debit decides.
+// g must have a policy.
+func (g GCRA) Fast(at, cost int64) (GCRA, int64, Verdict) {
+	p := g.P
+	if at < g.Last || at >= p.below || uint64(cost-1) >= uint64(p.Burst) {
+		return g, 0, Undecided
+	}
+	t := max(g.TAT.Q, at) + cost*p.Rate.P // at most at + 2·limit: it fits, as at < below
+	if over := t - at - p.limit; over > 0 {
+		return g, at + over, Refused
+	}
+	g.TAT.Q, g.Last = t, at
+	return g, at, Admitted
+}
+
+// debit is Debit for every case.
+func (g GCRA) debit(at, cost int64) (GCRA, int64, bool) {
 	CheckCost(cost)
 	p := g.P
 	if p == nil || cost > p.Burst {
