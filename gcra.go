@@ -1,6 +1,10 @@
 package numerus
 
-import "github.com/numerus-closus/numerus/internal/kernel"
+import (
+	"time"
+
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
 
 // GCRA returns a limiter running the generic cell rate algorithm: burst tokens at once, then one
 // every rate interval, tracked as a single theoretical arrival time. It decides exactly like
@@ -18,5 +22,28 @@ func GCRA(rate Rate, burst int64) (Limiter, error) {
 	if inv != nil {
 		return nil, invalid(inv)
 	}
-	return newSingle(p.Fresh()), nil
+	return &gcra{single[kernel.GCRA]{p.Fresh()}}, nil
+}
+
+// gcra is the adapter of every other algorithm, single, with the kernel's fast path inlined into
+// DebitN, so that the common debit makes no call but the allocation of the value it returns.
+type gcra struct{ single[kernel.GCRA] }
+
+func (l *gcra) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
+
+func (l *gcra) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	if ns, ok := kernel.Instant(at); ok {
+		switch k, from, v := l.k.Fast(ns, cost); v {
+		case kernel.Admitted:
+			return &gcra{single[kernel.GCRA]{k}}, DebitableFrom(at), true
+		case kernel.Refused:
+			return l, DebitableAfter(at, time.Duration(from-ns)), false
+		}
+	}
+	ns := instant(at)
+	k, from, ok := l.k.Debit(ns, cost)
+	if ok {
+		return &gcra{single[kernel.GCRA]{k}}, DebitableFrom(at), true
+	}
+	return l, refusal(from, ns, at), false
 }
