@@ -56,9 +56,9 @@ func allOfNumerus(b *testing.B, p composedPlan, r result) {
 	}
 	l := numerus.AllOf(ls[:]...)
 	b.ReportAllocs()
-	at, allowed := t0, 0
+	tl, at, allowed := newTimeline(b, t0, p.step), t0, 0
 	for b.Loop() {
-		at = at.Add(p.step)
+		at = tl.next()
 		next, _, ok := l.Debit(at)
 		if ok {
 			allowed++
@@ -77,9 +77,9 @@ func allOfXrate(b *testing.B, p composedPlan, r result) {
 		b.Fatal("xrate refused to drain the last limit at t0")
 	}
 	b.ReportAllocs()
-	at, allowed := t0, 0
+	tl, at, allowed := newTimeline(b, t0, p.step), t0, 0
 	for b.Loop() {
-		at = at.Add(p.step)
+		at = tl.next()
 		if allowAllXrate(ls[:], at) {
 			allowed++
 		}
