@@ -34,6 +34,11 @@ func bucketPolicy(rate numerus.Rate, capacity int64) (*kernel.BucketPolicy, *ker
 }
 
 func (b TokenBucket) debit(at, cost int64) (TokenBucket, int64, bool) {
+	if b.k.P != nil {
+		if k, from, v := b.k.Fast(at, cost); v != kernel.Undecided {
+			return TokenBucket{k}, from, v == kernel.Admitted
+		}
+	}
 	k, from, ok := b.k.Debit(at, cost)
 	return TokenBucket{k}, from, ok
 }
@@ -86,6 +91,11 @@ func NewLeakyBucket(capacity int64, leak numerus.Rate) (LeakyBucket, error) {
 }
 
 func (b LeakyBucket) debit(at, cost int64) (LeakyBucket, int64, bool) {
+	if b.k.P != nil {
+		if k, from, v := b.k.Fast(at, cost); v != kernel.Undecided {
+			return LeakyBucket{k}, from, v == kernel.Admitted
+		}
+	}
 	k, from, ok := b.k.Debit(at, cost)
 	return LeakyBucket{k}, from, ok
 }
@@ -165,6 +175,18 @@ func (b TokenBucket) Debit(at time.Time) (TokenBucket, numerus.NextDebitable, bo
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (b TokenBucket) DebitN(at time.Time, cost int64) (TokenBucket, numerus.NextDebitable, bool) {
+	if ns, ok := kernel.Instant(at); ok && b.k.P != nil {
+		switch k, from, v := b.k.Fast(ns, cost); v { // inlined: no call on the common path
+		case kernel.Admitted:
+			return TokenBucket{k}, numerus.DebitableFrom(at), true
+		case kernel.Refused:
+			return b, numerus.DebitableAfter(at, time.Duration(from-ns)), false
+		}
+	}
+	return b.debitN(at, cost)
+}
+
+func (b TokenBucket) debitN(at time.Time, cost int64) (TokenBucket, numerus.NextDebitable, bool) {
 	ns := kernel.FromTime(at)
 	k, from, ok := b.k.Debit(ns, cost)
 	if ok {
@@ -207,6 +229,18 @@ func (b LeakyBucket) Debit(at time.Time) (LeakyBucket, numerus.NextDebitable, bo
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (b LeakyBucket) DebitN(at time.Time, cost int64) (LeakyBucket, numerus.NextDebitable, bool) {
+	if ns, ok := kernel.Instant(at); ok && b.k.P != nil {
+		switch k, from, v := b.k.Fast(ns, cost); v { // inlined: no call on the common path
+		case kernel.Admitted:
+			return LeakyBucket{k}, numerus.DebitableFrom(at), true
+		case kernel.Refused:
+			return b, numerus.DebitableAfter(at, time.Duration(from-ns)), false
+		}
+	}
+	return b.debitN(at, cost)
+}
+
+func (b LeakyBucket) debitN(at time.Time, cost int64) (LeakyBucket, numerus.NextDebitable, bool) {
 	ns := kernel.FromTime(at)
 	k, from, ok := b.k.Debit(ns, cost)
 	if ok {

@@ -8,11 +8,18 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestGCRAFastPath checks that GCRA.Debit, which decides the common case in Fast, answers exactly
-// like debit, the general path, from every state a timeline reaches: rates of whole and fractional
-// nanoseconds per token, tolerances small and near the limit of the fast path, instants in order,
-// backwards, equal, and near both ends of the range, costs from 1 to beyond the burst.
-func TestGCRAFastPath(t *testing.T) {
+// A fastCase is a kernel with a fast path: a fresh value, and its Debit (fast path first) and
+// debit (the general path).
+type fastCase[K comparable] struct {
+	fresh       func(Rate, int64) K
+	Debit, slow func(K, int64, int64) (K, int64, bool)
+}
+
+// checkFast checks that Debit, which decides the common case in Fast, answers exactly like debit,
+// the general path, from every state a timeline reaches: rates of whole and fractional nanoseconds
+// per token, instants in order, backwards, equal, and near both ends of the range, costs from 1 to
+// beyond the burst. Refusals must leave the value as it was.
+func checkFast[K comparable](t *testing.T, c fastCase[K]) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.OneOf(rapid.Just(int64(1)), rapid.Int64Range(1, 1000)).Draw(t, "n")
 		per := rapid.OneOf(rapid.Int64Range(1, 1e6), rapid.Int64Range(1, 1e15)).Draw(t, "per")
@@ -21,7 +28,7 @@ func TestGCRAFastPath(t *testing.T) {
 		if !rate.FitsBurst(burst) {
 			t.Skip("the policy does not fit")
 		}
-		g := NewGCRA(rate, burst).Fresh()
+		k := c.fresh(rate, burst)
 		at := rapid.OneOf(rapid.Int64Range(-1e9, 1e9), rapid.Just(MaxInstant-3*burst*rate.P),
 			rapid.Just(MinInstant), rapid.Int64Range(MaxInstant-1e12, MaxInstant)).Draw(t, "start")
 		for i := range 60 {
@@ -33,14 +40,35 @@ func TestGCRAFastPath(t *testing.T) {
 				at = AddSat(at, rapid.Int64Range(0, 2*rate.P/rate.N+1).Draw(t, "step"))
 			}
 			cost := rapid.Int64Range(1, burst+1).Draw(t, "cost")
-			fast, fromFast, okFast := g.Debit(at, cost)
-			slow, fromSlow, okSlow := g.debit(at, cost)
-			if fast != slow || fromFast != fromSlow || okFast != okSlow {
+			fast, fromFast, okFast := c.Debit(k, at, cost)
+			slow, fromSlow, okSlow := c.slow(k, at, cost)
+			if fast != slow || fromFast != fromSlow || okFast != okSlow || !okFast && fast != k {
 				t.Fatalf("debit %d of %d at %d from %+v:\nDebit: %+v %d %v\ndebit: %+v %d %v",
-					i, cost, at, g, fast, fromFast, okFast, slow, fromSlow, okSlow)
+					i, cost, at, k, fast, fromFast, okFast, slow, fromSlow, okSlow)
 			}
-			g = slow
+			k = slow
 		}
+	})
+}
+
+func TestGCRAFastPath(t *testing.T) {
+	checkFast(t, fastCase[GCRA]{
+		fresh: func(r Rate, burst int64) GCRA { return NewGCRA(r, burst).Fresh() },
+		Debit: GCRA.Debit, slow: GCRA.debit,
+	})
+}
+
+func TestTokenBucketFastPath(t *testing.T) {
+	checkFast(t, fastCase[TokenBucket]{
+		fresh: func(r Rate, c int64) TokenBucket { return NewBucket(r, c).FreshTokens() },
+		Debit: TokenBucket.Debit, slow: TokenBucket.debit,
+	})
+}
+
+func TestLeakyBucketFastPath(t *testing.T) {
+	checkFast(t, fastCase[LeakyBucket]{
+		fresh: func(r Rate, c int64) LeakyBucket { return NewBucket(r, c).FreshLeaky() },
+		Debit: LeakyBucket.Debit, slow: LeakyBucket.debit,
 	})
 }
 
@@ -67,5 +95,22 @@ func TestGCRAFastEdge(t *testing.T) {
 	}
 	if q := NewGCRA(NewRate(3, 1000), 3); q.below != MinInstant {
 		t.Fatalf("a fractional rate must have no fast path, below = %d", q.below)
+	}
+	if q := NewBucket(NewRate(1, math.MaxInt64/4), 3); q.below != MinInstant {
+		t.Fatalf("a bucket beyond MaxInstant/2 must have no fast path, below = %d", q.below)
+	}
+	for _, at := range []int64{MaxInstant - 3*int64(time.Hour), MaxInstant - 3*int64(time.Hour) + 1} {
+		p := NewBucket(NewRate(1, int64(time.Hour)), 3)
+		tb, lb := p.FreshTokens(), p.FreshLeaky()
+		for range 5 {
+			nt, ft, okt := tb.Debit(at, 1)
+			st, sft, sokt := tb.debit(at, 1)
+			nl, fl, okl := lb.Debit(at, 1)
+			sl, sfl, sokl := lb.debit(at, 1)
+			if nt != st || ft != sft || okt != sokt || nl != sl || fl != sfl || okl != sokl {
+				t.Fatalf("at %d the buckets' paths differ", at)
+			}
+			tb, lb = st, sl
+		}
 	}
 }

@@ -19,6 +19,35 @@ func (b LeakyBucket) levelAt(at int64) int64 {
 
 // Debit pours cost tokens in at at.
 func (b LeakyBucket) Debit(at, cost int64) (LeakyBucket, int64, bool) {
+	if b.P != nil {
+		switch next, from, v := b.Fast(at, cost); v {
+		case Admitted:
+			return next, from, true
+		case Refused:
+			return b, from, false
+		}
+	}
+	return b.debit(at, cost)
+}
+
+// Fast is Debit's common case, small enough to be inlined, as TokenBucket.Fast. b must have a
+// policy.
+func (b LeakyBucket) Fast(at, cost int64) (LeakyBucket, int64, Verdict) {
+	p := b.P
+	if at < b.Last || at >= p.below || uint64(cost-1) >= uint64(p.Capacity) {
+		return b, 0, Undecided
+	}
+	// The leak is at − Last (exact in uint64), capped at the level.
+	b.Level -= int64(min(uint64(at)-uint64(b.Last), uint64(b.Level)))
+	if b.Level += cost * p.Rate.P; b.Level > p.full { // at most 2·full: it fits, see NewBucket
+		return b, at + (b.Level - p.full), Refused
+	}
+	b.Last = at
+	return b, at, Admitted
+}
+
+// debit is Debit for every case.
+func (b LeakyBucket) debit(at, cost int64) (LeakyBucket, int64, bool) {
 	CheckCost(cost)
 	p := b.P
 	if p == nil || cost > p.Capacity {

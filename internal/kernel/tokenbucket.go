@@ -9,11 +9,16 @@ type BucketPolicy struct {
 	Rate     Rate
 	Capacity int64
 	full     int64 // Capacity·P
+	below    int64 // debits at instants below it take the fast path; MinInstant if none can
 }
 
 // NewBucket returns the policy; the caller has checked rate.FitsBurst(capacity) and capacity ≥ 1.
 func NewBucket(rate Rate, capacity int64) *BucketPolicy {
-	return &BucketPolicy{Rate: rate, Capacity: capacity, full: capacity * rate.P}
+	p := &BucketPolicy{Rate: rate, Capacity: capacity, full: capacity * rate.P, below: MinInstant}
+	if rate.N == 1 && p.full <= MaxInstant/2 { // one unit a nanosecond: the flow is the time elapsed
+		p.below = MaxInstant - p.full + 1 // so that an answer, at most full after at, fits
+	}
+	return p
 }
 
 // Full is the capacity in scaled units.
@@ -46,6 +51,37 @@ func (b TokenBucket) tokensAt(at int64) int64 {
 
 // Debit takes cost tokens at at.
 func (b TokenBucket) Debit(at, cost int64) (TokenBucket, int64, bool) {
+	if b.P != nil {
+		switch next, from, v := b.Fast(at, cost); v {
+		case Admitted:
+			return next, from, true
+		case Refused:
+			return b, from, false
+		}
+	}
+	return b.debit(at, cost)
+}
+
+// Fast is Debit's common case, small enough to be inlined (see GCRA.Fast): one unit refilled a
+// nanosecond (N = 1), an instant not before Last and below the policy's edge, a cost the bucket
+// can hold. It returns Undecided otherwise; its first result is the next value when Admitted,
+// and unspecified otherwise. b must have a policy.
+func (b TokenBucket) Fast(at, cost int64) (TokenBucket, int64, Verdict) {
+	p := b.P
+	if at < b.Last || at >= p.below || uint64(cost-1) >= uint64(p.Capacity) {
+		return b, 0, Undecided
+	}
+	// The refill is at − Last (exact in uint64), capped at the room left.
+	b.Tokens += int64(min(uint64(at)-uint64(b.Last), uint64(p.full-b.Tokens)))
+	if b.Tokens -= cost * p.Rate.P; b.Tokens < 0 {
+		return b, at - b.Tokens, Refused
+	}
+	b.Last = at
+	return b, at, Admitted
+}
+
+// debit is Debit for every case.
+func (b TokenBucket) debit(at, cost int64) (TokenBucket, int64, bool) {
 	CheckCost(cost)
 	p := b.P
 	if p == nil || cost > p.Capacity {
