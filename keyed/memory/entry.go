@@ -26,7 +26,7 @@ type entry struct {
 }
 
 // is reports whether e is the live entry of key. The caller holds e.mu.
-func (e *entry) is(key []byte) bool { return !e.dead && e.key == string(key) }
+func (e *entry) is(k *key) bool { return !e.dead && k.matches(e.key) }
 
 // debit takes cost tokens under p at at, from the entry's state carried over to p if it was
 // written under another policy; it keeps the result if admitted. The caller holds e.mu.

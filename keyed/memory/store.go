@@ -87,8 +87,8 @@ func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, e
 		return keyed.Decision{}, err
 	}
 	at := s.at(r.At)
-	h := s.hash(r.Key)
-	o, ok := s.shard(h).acquire(h, r.Key, r.Policy, at, r.Cost, s.grace)
+	h := hash(s.seed, r.Key)
+	o, ok := s.shard(h).acquire(h, &key{bytes: r.Key}, r.Policy, at, r.Cost, s.grace)
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
@@ -100,16 +100,16 @@ func (s *Store) Peek(_ context.Context, r keyed.Request) (d keyed.Decision, err 
 		return keyed.Decision{}, err
 	}
 	at := s.at(r.At)
-	h := s.hash(r.Key)
-	o, ok := s.shard(h).peek(h, r.Key, r.Policy, at, s.grace)
+	h := hash(s.seed, r.Key)
+	o, ok := s.shard(h).peek(h, &key{bytes: r.Key}, r.Policy, at, s.grace)
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
 
 // Reset drops the subject of r.Key: its next check starts from full.
 func (s *Store) Reset(_ context.Context, r keyed.Request) error {
-	h := s.hash(r.Key)
-	s.shard(h).reset(h, r.Key)
+	h := hash(s.seed, r.Key)
+	s.shard(h).reset(h, &key{bytes: r.Key})
 	return nil
 }
 
@@ -156,8 +156,6 @@ func (s *Store) clock() int64 {
 	}
 	return s.wall + int64(time.Since(s.base))
 }
-
-func (s *Store) hash(key []byte) uint64 { return maphash.Bytes(s.seed, key) }
 
 func (s *Store) shard(h uint64) *shard { return &s.shards[h&s.mask] }
 

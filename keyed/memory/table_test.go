@@ -63,17 +63,17 @@ func checkTable(t *rapid.T, tb *table, model map[string]*entry) {
 	for _, e := range model {
 		shared[e.hash]++
 	}
-	for key, e := range model {
-		require.Same(t, e, tb.find(e.hash, []byte(key)), "key %q", key)
+	for k, e := range model {
+		require.Same(t, e, tb.find(e.hash, &key{bytes: []byte(k)}), "key %q", k)
 		if shared[e.hash] == 1 {
-			require.Same(t, e, tb.candidate(e.hash), "candidate of key %q", key)
+			require.Same(t, e, tb.candidate(e.hash), "candidate of key %q", k)
 		}
 	}
 	for i := range 41 {
-		key := strconv.Itoa(i)
-		if model[key] == nil {
+		k := strconv.Itoa(i)
+		if model[k] == nil {
 			for h := range shared {
-				require.Nil(t, tb.find(h, []byte(key)), "key %q, not held, found", key)
+				require.Nil(t, tb.find(h, &key{bytes: []byte(k)}), "key %q, not held, found", k)
 			}
 		}
 	}
