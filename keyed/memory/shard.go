@@ -38,7 +38,13 @@ func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost, grace int64
 	if e := sh.table().candidate(h); e != nil {
 		e.mu.Lock()
 		if e.is(k) {
-			o, ok := e.debit(p, at, cost)
+			var o typed.Outcome
+			var ok bool
+			if e.policy == p { // the common case, one call less: e.debit's first
+				o, ok = p.DebitIn(&e.state, at, cost)
+			} else {
+				o, ok = e.debit(p, at, cost)
+			}
 			e.mu.Unlock()
 			return o, ok
 		}

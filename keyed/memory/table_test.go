@@ -3,6 +3,7 @@ package memory
 import (
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -77,4 +78,15 @@ func checkTable(t *rapid.T, tb *table, model map[string]*entry) {
 			}
 		}
 	}
+}
+
+// TestEntryLayout pins the layout that entry's doc describes: the bytes a check reads, then the
+// 32 it writes, in an entry of the 160-byte size class.
+func TestEntryLayout(t *testing.T) {
+	var e entry
+	require.Equal(t, uintptr(24), unsafe.Offsetof(e.dead))
+	require.Equal(t, uintptr(32), unsafe.Offsetof(e.mu))
+	require.Equal(t, uintptr(40), unsafe.Offsetof(e.state))
+	require.LessOrEqual(t, unsafe.Sizeof(e), uintptr(160))
+	require.Greater(t, unsafe.Sizeof(e), uintptr(144))
 }
