@@ -95,14 +95,14 @@ func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) 
 // or above the policy's capacity, matching numerus.ErrInvalidArgument, before any store call) or
 // a failure of the store.
 func (l Limiter[S]) TryAcquire(ctx context.Context, subject S, cost int64) (d Decision, err error) {
-	if err := l.checkCost(cost); err != nil {
-		return Decision{}, err
-	}
 	c := l.c
-	if c.bound != nil {
+	if c != nil && c.bound != nil && 1 <= cost && cost <= c.limit { // checkCost's, without a call
 		o, ok, at := c.bound.Acquire(any(subject).(string), cost, c.at())
 		d.SetOutcome(o, ok, at)
 		return d, nil
+	}
+	if err := l.checkCost(cost); err != nil {
+		return Decision{}, err
 	}
 	kb, key := c.key(subject)
 	d, err = c.store.Acquire(ctx, Request{Key: key, Policy: c.policy, Cost: cost, At: c.at()})
