@@ -65,10 +65,13 @@
 //
 // # Performance
 //
-// A check of an existing subject with a string key allocates nothing on the memory store: the
-// key is framed in a pooled buffer and the store looks it up without copying it. A store that
-// runs typed Policies debits each State in place (typed.Policy.DebitIn) and writes the answer
-// with [Decision.SetOutcome]. See the benchmarks of package memory.
+// A check of an existing subject allocates nothing on the memory store. A store that decides in
+// process may implement [Binder]: a Limiter of string subjects ([StringKey]) then hands it the
+// subject as it is, with the namespace and policy bound once at [New], so a check frames no key
+// and builds no Request. Other limiters frame the key in a pooled buffer, which the store looks
+// up without copying it. A store that runs typed Policies debits each State in place
+// (typed.Policy.DebitIn) and writes the answer with [Decision.SetOutcome]. See the benchmarks of
+// package memory.
 //
 // [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
 // [storetest]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/storetest

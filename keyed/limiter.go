@@ -37,6 +37,7 @@ type config[S any] struct {
 	prefix []byte // the namespace framed, as appendPrefix writes it
 	now    func() time.Time
 	bufs   sync.Pool // of *keyBuf
+	bound  Bound     // the store's Bound of the namespace, for string subjects; else nil
 }
 
 // Option configures a [Limiter].
@@ -85,6 +86,7 @@ func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) 
 	c := &config[S]{store: store, policy: p, limit: limit, codec: codec, ns: o.ns, now: o.now}
 	c.prefix = appendPrefix(nil, o.ns)
 	c.bufs.New = func() any { return &keyBuf{b: make([]byte, 0, 64)} }
+	c.bind()
 	return Limiter[S]{c}, nil
 }
 
@@ -92,13 +94,18 @@ func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) 
 // takes nothing and is a Decision with Allowed false; the error reports an invalid cost (below 1
 // or above the policy's capacity, matching numerus.ErrInvalidArgument, before any store call) or
 // a failure of the store.
-func (l Limiter[S]) TryAcquire(ctx context.Context, subject S, cost int64) (Decision, error) {
+func (l Limiter[S]) TryAcquire(ctx context.Context, subject S, cost int64) (d Decision, err error) {
+	c := l.c
+	if c != nil && c.bound != nil && 1 <= cost && cost <= c.limit { // checkCost's, without a call
+		o, ok, at := c.bound.Acquire(any(subject).(string), cost, c.at())
+		d.SetOutcome(o, ok, at)
+		return d, nil
+	}
 	if err := l.checkCost(cost); err != nil {
 		return Decision{}, err
 	}
-	c := l.c
 	kb, key := c.key(subject)
-	d, err := c.store.Acquire(ctx, Request{Key: key, Policy: c.policy, Cost: cost, At: c.at()})
+	d, err = c.store.Acquire(ctx, Request{Key: key, Policy: c.policy, Cost: cost, At: c.at()})
 	c.release(kb, key)
 	if err != nil {
 		return Decision{}, wrap(opAcquire, err)
@@ -109,13 +116,18 @@ func (l Limiter[S]) TryAcquire(ctx context.Context, subject S, cost int64) (Deci
 // Peek reports whether subject could take one token now, and its balance and waits, taking
 // nothing: Allowed while at least one token is available, and otherwise refused with the wait
 // until one is.
-func (l Limiter[S]) Peek(ctx context.Context, subject S) (Decision, error) {
+func (l Limiter[S]) Peek(ctx context.Context, subject S) (d Decision, err error) {
 	c := l.c
 	if c == nil {
 		return Decision{}, errZero
 	}
+	if c.bound != nil {
+		o, ok, at := c.bound.Peek(any(subject).(string), c.at())
+		d.SetOutcome(o, ok, at)
+		return d, nil
+	}
 	kb, key := c.key(subject)
-	d, err := c.store.Peek(ctx, Request{Key: key, Policy: c.policy, Cost: 1, At: c.at()})
+	d, err = c.store.Peek(ctx, Request{Key: key, Policy: c.policy, Cost: 1, At: c.at()})
 	c.release(kb, key)
 	if err != nil {
 		return Decision{}, wrap(opPeek, err)
@@ -194,6 +206,15 @@ func wrap(o op, err error) error { return fmt.Errorf("keyed: %s: %w", opNames[o]
 type keyBuf struct {
 	b []byte
 	_ [64 - 24]byte
+}
+
+// bind asks a store that is a Binder for the Bound of the namespace, when subjects are strings
+// that StringKey encodes as they are: checks then pass the subject without framing a key.
+func (c *config[S]) bind() {
+	b, ok := c.store.(Binder)
+	if _, str := any(c.codec).(StringKey); ok && str {
+		c.bound = b.Bind(string(c.prefix), c.policy)
+	}
 }
 
 // key frames the key of subject in a pooled buffer, which release gives back. The pool spares

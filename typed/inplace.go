@@ -55,6 +55,9 @@ func (p Policy) DebitIn(s *State, at, cost int64) (Outcome, bool) {
 	switch {
 	case c == nil:
 		return zeroOutcome, false
+	case c.single != nil: // the common case: any State fits a policy without an extra block
+		from, ok, st := c.single.debitFirst(&s.w, at, cost, true)
+		return outcomeOf(st, at, from, ok), ok
 	case !c.fits(s):
 		return c.debitForeign(s, at, cost)
 	}
@@ -77,21 +80,18 @@ func (c *compiled) debitForeign(s *State, at, cost int64) (Outcome, bool) {
 // be taken at at, when it could be if not, and the Status of *s at at.
 func (p Policy) PeekIn(s *State, at int64) (Outcome, bool) {
 	c := p.c
-	if c == nil {
+	switch {
+	case c == nil:
 		return zeroOutcome, false
-	}
-	if !c.fits(s) {
+	case c.single != nil:
+		from, ok, st := c.single.debitFirst(&s.w, at, 1, false)
+		return outcomeOf(st, at, from, ok), ok
+	case !c.fits(s):
 		fitted := *s
 		c.fit(&fitted)
 		return p.PeekIn(&fitted, at)
 	}
-	var from int64
-	var ok bool
-	if lf := c.single; lf != nil {
-		from, ok = lf.debit(s, nil, at, 1)
-	} else {
-		from, ok = c.debit(0, s, nil, at, 1)
-	}
+	from, ok := c.debit(0, s, nil, at, 1)
 	return c.outcome(s, at, from, ok), ok
 }
 
@@ -126,10 +126,7 @@ func (c *compiled) outcome(s *State, at, from int64, ok bool) Outcome {
 	} else {
 		st = c.status(0, s, at)
 	}
-	if ok {
-		from = at
-	}
-	return Outcome{Remaining: st.Remaining, Limit: st.Limit, Retry: from, Full: st.Full}
+	return outcomeOf(st, at, from, ok)
 }
 
 // fits reports whether s can be read under c as it is (see fit).

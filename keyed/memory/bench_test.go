@@ -107,7 +107,7 @@ func BenchmarkBytesPerSubject(b *testing.B) {
 // BenchmarkLayers is one admitted check of one existing subject, layer by layer, to show where
 // a TryAcquire spends its time: the policy's arithmetic on the State in place (debit), the
 // store's Acquire at a given instant (store) and on its own clock (clock), and the keyed
-// limiter's TryAcquire, which frames the key (limiter).
+// limiter's TryAcquire, which hands a string subject to the store's keyed.Bound (limiter).
 func BenchmarkLayers(b *testing.B) {
 	ctx := context.Background()
 	sp := keyed.Rate(1<<30, time.Hour, 1<<30)

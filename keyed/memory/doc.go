@@ -54,6 +54,11 @@
 // shard's index without a lock, and takes the lock of that entry alone, for the arithmetic (no
 // allocation, no call out): checks of different subjects write no memory in common, so they
 // scale with the cores. Keys are spread over shards, whose locks serialize only what changes an
-// index: new subjects, dropped ones, the clock hand. Checks of an existing subject with a string
-// key allocate nothing.
+// index: new subjects, dropped ones, the clock hand. Checks of an existing subject allocate
+// nothing.
+//
+// The store is a keyed.Binder: a keyed.Limiter of string subjects checks them through
+// [Store.Bind], which hashes the namespace once, so that each check hashes and compares the
+// subject as it is, without framing a key. A key hashes as its framed namespace and the rest, so
+// both ways reach the same entries.
 package memory

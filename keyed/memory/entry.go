@@ -11,22 +11,24 @@ import (
 // entry is one subject below full, or full for less than the grace. Its hash and key never
 // change; its lock guards the rest but pos, which the shard's lock guards.
 //
-// What never changes comes first, then what a check writes (the lock, the state's first words),
-// and the state's last words, which small policies leave alone, come last: entries lie side by
-// side (160 bytes apart), and this way a check writes no cache line that holds what a check of
-// the next entry reads.
+// A check reads the first 32 bytes (the key's header, the policy, dead) and writes the next 32
+// (the lock, and the first three words of the state, all that GCRA, token and leaky buckets,
+// finite buckets and fixed windows use). Entries take 160 bytes, so each starts on a cache line
+// or halfway into one: either way the bytes a check writes lie in one line, and the bytes it
+// reads in that line or the one before. Checks of one subject from two processors thus move
+// one line between them, and checks of the next entry touch none of it.
 type entry struct {
-	hash   uint64
 	key    string
-	mu     sync.Mutex
+	policy typed.Policy // the policy the state was written under
 	dead   bool         // dropped: a check that finds it asks the shard again
 	pos    int32        // index in the shard's entries
-	policy typed.Policy // the policy the state was written under
+	mu     sync.Mutex
 	state  typed.State
+	hash   uint64
 }
 
 // is reports whether e is the live entry of key. The caller holds e.mu.
-func (e *entry) is(key []byte) bool { return !e.dead && e.key == string(key) }
+func (e *entry) is(k *key) bool { return !e.dead && k.matches(e.key) }
 
 // debit takes cost tokens under p at at, from the entry's state carried over to p if it was
 // written under another policy; it keeps the result if admitted. The caller holds e.mu.

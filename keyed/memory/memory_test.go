@@ -271,3 +271,54 @@ func TestConcurrentChurn(t *testing.T) {
 		assert.Equal(t, int64(50), admitted[i].Load(), "subject f%d", i)
 	}
 }
+
+// TestBoundSharesEntries checks that a limiter of string subjects, which the store binds (see
+// Store.Bind), and one of another codec, which sends Requests with framed keys, share the state
+// of their namespace's subjects: acquisitions, peeks and resets through either are seen by both.
+func TestBoundSharesEntries(t *testing.T) {
+	s := memory.New(memory.WithShards(2))
+	ctx := context.Background()
+	sp := typed.Spec{Algo: typed.AlgoFinite, Count: 3}
+	bound := limiter(t, s, sp, keyed.WithNamespace("ns"))
+	framed, err := keyed.New(s, sp, keyed.CodecFunc[string](keyed.StringKey{}.AppendKey), keyed.WithNamespace("ns"))
+	require.NoError(t, err)
+	other := limiter(t, s, sp, keyed.WithNamespace("other"))
+	for i := range 50 {
+		subject := "subject:" + strconv.Itoa(i)
+		require.Equal(t, bound.Key(subject), framed.Key(subject))
+		for j, l := range []keyed.Limiter[string]{bound, framed, bound} {
+			d, err := l.TryAcquire(ctx, subject, 1)
+			require.NoError(t, err)
+			require.True(t, d.Allowed, "subject %q, take %d", subject, j)
+			require.Equal(t, int64(2-j), d.Remaining, "subject %q, take %d", subject, j)
+		}
+		for _, l := range []keyed.Limiter[string]{bound, framed} {
+			d, _ := l.TryAcquire(ctx, subject, 1)
+			assert.False(t, d.Allowed, "subject %q admitted a fourth token", subject)
+			d, _ = l.Peek(ctx, subject)
+			assert.False(t, d.Allowed, "subject %q peeked a token", subject)
+		}
+		d, _ := other.TryAcquire(ctx, subject, 3)
+		assert.True(t, d.Allowed, "subject %q of another namespace shares a state", subject)
+		reset := []keyed.Limiter[string]{bound, framed}[i%2]
+		require.NoError(t, reset.Reset(ctx, subject))
+		for _, l := range []keyed.Limiter[string]{bound, framed} {
+			d, _ := l.Peek(ctx, subject)
+			assert.Equal(t, int64(3), d.Remaining, "subject %q after a reset", subject)
+		}
+	}
+	assert.Equal(t, 50, s.Len(), "only the other namespace's subjects are held")
+}
+
+// TestBindRejects checks that Bind declines what it cannot serve: the zero Policy, and prefixes
+// that are not a framed namespace (whose keys would hash apart from the same keys in Requests).
+func TestBindRejects(t *testing.T) {
+	s := memory.New()
+	p := typed.MustCompile("10/s")
+	assert.NotNil(t, s.Bind("9:ratelimit:", p))
+	assert.NotNil(t, s.Bind("0::", p))
+	assert.Nil(t, s.Bind("9:ratelimit:", typed.Policy{}))
+	for _, prefix := range []string{"", "ratelimit:", "9:ratelimit", "10:ratelimit:", "8:ratelimit:", "9:ratelimit:x", "99999999999999999999:x:"} {
+		assert.Nil(t, s.Bind(prefix, p), "prefix %q", prefix)
+	}
+}

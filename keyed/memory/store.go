@@ -87,8 +87,8 @@ func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, e
 		return keyed.Decision{}, err
 	}
 	at := s.at(r.At)
-	h := s.hash(r.Key)
-	o, ok := s.shard(h).acquire(h, r.Key, r.Policy, at, r.Cost, s.grace)
+	h := hash(s.seed, r.Key)
+	o, ok := s.shard(h).acquire(h, &key{bytes: r.Key}, r.Policy, at, r.Cost, s.grace)
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
@@ -100,16 +100,16 @@ func (s *Store) Peek(_ context.Context, r keyed.Request) (d keyed.Decision, err 
 		return keyed.Decision{}, err
 	}
 	at := s.at(r.At)
-	h := s.hash(r.Key)
-	o, ok := s.shard(h).peek(h, r.Key, r.Policy, at, s.grace)
+	h := hash(s.seed, r.Key)
+	o, ok := s.shard(h).peek(h, &key{bytes: r.Key}, r.Policy, at, s.grace)
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
 
 // Reset drops the subject of r.Key: its next check starts from full.
 func (s *Store) Reset(_ context.Context, r keyed.Request) error {
-	h := s.hash(r.Key)
-	s.shard(h).reset(h, r.Key)
+	h := hash(s.seed, r.Key)
+	s.shard(h).reset(h, &key{bytes: r.Key})
 	return nil
 }
 
@@ -142,10 +142,13 @@ func (s *Store) Sweep(n int) int {
 // at returns the instant of a request in nanoseconds since the Unix epoch: its At, or the
 // store's clock if At is zero.
 func (s *Store) at(at time.Time) int64 {
-	if at.IsZero() {
-		return s.clock()
+	switch {
+	case !at.IsZero():
+		return typed.UnixNanos(at)
+	case s.now != nil:
+		return s.now()
 	}
-	return typed.UnixNanos(at)
+	return s.wall + int64(time.Since(s.base)) // clock's, one call less on every check
 }
 
 // clock reads the store's clock. The default one reads only the monotonic clock, which costs
@@ -156,8 +159,6 @@ func (s *Store) clock() int64 {
 	}
 	return s.wall + int64(time.Since(s.base))
 }
-
-func (s *Store) hash(key []byte) uint64 { return maphash.Bytes(s.seed, key) }
 
 func (s *Store) shard(h uint64) *shard { return &s.shards[h&s.mask] }
 

@@ -53,11 +53,11 @@ func (t *table) candidate(h uint64) *entry {
 }
 
 // find returns the entry of key, whose hash is h, or nil. The caller holds the shard's lock.
-func (t *table) find(h uint64, key []byte) *entry {
+func (t *table) find(h uint64, k *key) *entry {
 	i := t.home(h)
 	for {
 		e := t.slots[i].e.Load()
-		if e == nil || e.hash == h && e.key == string(key) {
+		if e == nil || e.hash == h && k.matches(e.key) {
 			return e
 		}
 		i = (i + 1) & t.mask

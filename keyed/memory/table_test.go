@@ -3,6 +3,7 @@ package memory
 import (
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -63,18 +64,29 @@ func checkTable(t *rapid.T, tb *table, model map[string]*entry) {
 	for _, e := range model {
 		shared[e.hash]++
 	}
-	for key, e := range model {
-		require.Same(t, e, tb.find(e.hash, []byte(key)), "key %q", key)
+	for k, e := range model {
+		require.Same(t, e, tb.find(e.hash, &key{bytes: []byte(k)}), "key %q", k)
 		if shared[e.hash] == 1 {
-			require.Same(t, e, tb.candidate(e.hash), "candidate of key %q", key)
+			require.Same(t, e, tb.candidate(e.hash), "candidate of key %q", k)
 		}
 	}
 	for i := range 41 {
-		key := strconv.Itoa(i)
-		if model[key] == nil {
+		k := strconv.Itoa(i)
+		if model[k] == nil {
 			for h := range shared {
-				require.Nil(t, tb.find(h, []byte(key)), "key %q, not held, found", key)
+				require.Nil(t, tb.find(h, &key{bytes: []byte(k)}), "key %q, not held, found", k)
 			}
 		}
 	}
+}
+
+// TestEntryLayout pins the layout that entry's doc describes: the bytes a check reads, then the
+// 32 it writes, in an entry of the 160-byte size class.
+func TestEntryLayout(t *testing.T) {
+	var e entry
+	require.Equal(t, uintptr(24), unsafe.Offsetof(e.dead))
+	require.Equal(t, uintptr(32), unsafe.Offsetof(e.mu))
+	require.Equal(t, uintptr(40), unsafe.Offsetof(e.state))
+	require.LessOrEqual(t, unsafe.Sizeof(e), uintptr(160))
+	require.Greater(t, unsafe.Sizeof(e), uintptr(144))
 }
