@@ -65,6 +65,9 @@ func floorMod(at, origin, w int64) int64 {
 
 // ceilDiv returns ⌈a/b⌉ for a ≥ 0, b > 0.
 func ceilDiv(a, b int64) int64 {
+	if b == 1 { // N = 1, the common rate: spare the division
+		return a
+	}
 	q := a / b
 	if a%b != 0 {
 		q++
