@@ -137,9 +137,13 @@
 // # Performance
 //
 // A debit of a typed limiter is the kernel's arithmetic plus converting the instant: no
-// allocation, no interface call. An And or Or calls its children through Go's generic dispatch,
-// which copies their values: And of three GCRAs costs about five times one GCRA, still without
-// allocating. [Policy.DebitN] allocates nothing for policies that fit a State's 12 inline words
+// allocation, no interface call. For GCRA, TokenBucket and LeakyBucket, the common case (a rate of
+// whole nanoseconds per token, time moving forward, far from the year 2262) is decided by the
+// kernel's fast path inlined into DebitN, with no call at all; a refusal's answer is
+// numerus.DebitableAfter, which spares the time arithmetic until the caller asks for the instant.
+// An And or Or calls its children through Go's generic dispatch, which copies their values in and
+// out at each level: And of three GCRAs costs several times one GCRA (see bench/RESULTS.md),
+// still without allocating. [Policy.DebitN] allocates nothing for policies that fit a State's 12 inline words
 // (any three algorithms) and hold no sliding log. Stores call [Policy.DebitIn] instead: it debits
 // a State in place, on instants in nanoseconds, and reports the status with the verdict, in about
 // half the time of DebitN and Status. See bench_test.go.
