@@ -30,27 +30,26 @@
 -- a policy change need when they do. Both decide alike: the differential tests run every kind
 -- alone (the fast path) and in trees (the engine), against the in-process limiters.
 
--- plain reports whether k, a, b, c (and nothing after them: extra) are a plain policy: one leaf of
--- kind g, t, l, f, w or c (see leafOf below), whose numbers the script can run exactly.
-local function plain(k, a, b, c, extra)
+-- fast runs op on the subject at key under the policy written pol if it is plain: one leaf of kind
+-- g, t, l, f, w or c (see leafOf in engine.lua), with numbers a, b, c and nothing after them
+-- (extra is nil), which the script can run exactly. The key of a plain policy is a string: pol, a
+-- zero byte, and the leaf's state, read in one GET (or given as got, from an MGET) and written in
+-- one SET with its TTL. If the key holds that policy or nothing, fast returns the decision, as the
+-- general engine would; otherwise (a policy that is not plain, a hash, another policy, a state it
+-- cannot trust), it returns nil to leave the check to the general engine. It makes no closure
+-- before the GCRA's code, the commonest, is done: each costs on every call.
+local function fast(key, op, cost, now, ttl, pol, k, a, b, c, extra, got)
   local MAXI = 2 ^ 53 -- no number may exceed it
-  if extra ~= nil or not a or a % 1 ~= 0 or a < 1 or a > MAXI then return false end
-  if k == 'f' then return b == nil end
-  if not (b and c and b % 1 == 0 and c % 1 == 0 and b >= 1 and c >= 0 and b <= MAXI and c <= MAXI) then
-    return false
+  if extra ~= nil or not a or a % 1 ~= 0 or a < 1 or a > MAXI then return nil end
+  if k == 'f' then
+    if b ~= nil then return nil end
+  elseif not (b and c and b % 1 == 0 and c % 1 == 0 and b >= 1 and c >= 0 and b <= MAXI and c <= MAXI) then
+    return nil
+  elseif k == 'g' or k == 't' or k == 'l' then
+    if c < 1 or c * b + a > MAXI then return nil end
+  elseif not ((k == 'w' or k == 'c') and c < a and (k == 'w' or a * b <= MAXI)) then
+    return nil
   end
-  if k == 'g' or k == 't' or k == 'l' then return c >= 1 and c * b + a <= MAXI end
-  return (k == 'w' or k == 'c') and c < a and (k == 'w' or a * b <= MAXI)
-end
-
--- fast runs op on the subject at key under a plain policy: kind k, numbers a, b, c, written pol.
--- The key of a plain policy is a string: pol, a zero byte, and the leaf's state (see load below),
--- read in one GET (or given as got, from an MGET) and written in one SET with its TTL. If the key
--- holds that policy or nothing, fast returns the decision, as the general engine would;
--- otherwise (a hash, another policy, a state it cannot trust), it returns nil to leave the check
--- to the general engine.
-local function fast(key, op, cost, now, ttl, pol, k, a, b, c, got)
-  local MAXI = 2 ^ 53 -- no number may exceed it
   local NEVER, fmod, max, sunpack = math.huge, math.fmod, math.max, struct.unpack
   local s = got
   if not s then

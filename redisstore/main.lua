@@ -9,13 +9,7 @@ if mode == 'r' then
   return 1
 end
 
-local function bad(what)
-  return redis.error_reply('NUMERUS_ARGS bad ' .. what .. ' for ' .. tostring(KEYS[1]))
-end
-
-local function valid(x, lo) return x and x % 1 == 0 and x >= lo and x <= 2 ^ 53 end
-
-if mode ~= 'B' then
+if mode ~= 'B' then -- one check: it defines no function unless it needs the engine
   local cost, now, ttl = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
   if now == '' then
     local t = redis.call('TIME')
@@ -25,29 +19,35 @@ if mode ~= 'B' then
   end
   if not (cost and now and ttl and cost % 1 == 0 and now % 1 == 0 and ttl % 1 == 0 and cost >= 1 and now >= 0 and
         ttl >= 1 and cost <= 2 ^ 53 and now <= 2 ^ 53 and ttl <= 2 ^ 53) then
-    return bad('arguments')
+    return redis.error_reply('NUMERUS_ARGS bad arguments for ' .. tostring(KEYS[1]))
   end
-  local k, a, b, c = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
-  if plain(k, a, b, c, ARGV[10]) then
-    local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[5], k, a, b, c)
-    if reply then return reply end
-  end
+  local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[5], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8]),
+    tonumber(ARGV[9]), ARGV[10])
+  if reply then return reply end
   local check, parse = engine()
   local root, leaves, j = parse(ARGV, 6)
-  if not root or ARGV[j] ~= nil then return bad('policy') end
+  if not root or ARGV[j] ~= nil then
+    return redis.error_reply('NUMERUS_ARGS bad policy for ' .. tostring(KEYS[1]))
+  end
   return check(KEYS[1], mode, cost, now, ttl, ARGV[5], root, leaves)
 end
 
 -- A batch: ARGV 'B', ttl, cost, time, pol, the tokens, then, unless every key has that cost and
 -- time, each key's cost and time.
+local function bad(what)
+  return redis.error_reply('NUMERUS_ARGS bad ' .. what .. ' for ' .. tostring(KEYS[1]))
+end
+
+local function valid(x, lo) return x and x % 1 == 0 and x >= lo and x <= 2 ^ 53 end
+
 local ttl, pol = tonumber(ARGV[2]), ARGV[5]
 local check, parse = engine()
 local root, leaves, j = parse(ARGV, 6)
 local each = #ARGV == j - 1 + 2 * #KEYS
 if not root or not (each or #ARGV == j - 1) then return bad('policy') end
 if not valid(ttl, 1) then return bad('arguments') end
-local k, a, b, c, got -- the fast path's policy, if plain, and its keys' strings
-if root.i and plain(root.k, root[1], root[2], root[3]) then
+local k, a, b, c, got -- the fast path's policy, if one leaf that is not a log, and its keys' strings
+if root.i and root.k ~= 's' and root.k ~= 'b' then
   k, a, b, c = root.k, root[1], root[2], root[3]
   got = redis.call('MGET', unpack(KEYS)) -- false for a key that is absent or not a string
 end
@@ -79,7 +79,7 @@ for n, name in ipairs(KEYS) do
     if k then
       local pre = got and not seen[name] and got[n] or nil -- a key checked before is read again
       seen[name] = true
-      done, res = pcall(fast, name, 'a', cost, now, ttl, pol, k, a, b, c, pre)
+      done, res = pcall(fast, name, 'a', cost, now, ttl, pol, k, a, b, c, nil, pre)
     end
     if done and not res then done, res = pcall(check, name, 'a', cost, now, ttl, pol, root, leaves) end
     if done then
