@@ -38,7 +38,7 @@
 -- general engine would; otherwise (a policy that is not plain, a hash, another policy, a state it
 -- cannot trust), it returns nil to leave the check to the general engine. It makes no closure
 -- before the GCRA's code, the commonest, is done: each costs on every call.
-local function fast(key, op, cost, now, ttl, pol, k, a, b, c, extra, got)
+local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, extra, got)
   local MAXI = 2 ^ 53 -- no number may exceed it
   if extra ~= nil or not a or a % 1 ~= 0 or a < 1 or a > MAXI then return nil end
   if k == 'f' then
@@ -115,7 +115,11 @@ local function fast(key, op, cost, now, ttl, pol, k, a, b, c, extra, got)
       local m = fmod(ms, 1000)
       ms = (ms - m) / 1000
       if m > 0 then ms = ms + 1 end
-      redis.call('SET', key, out, 'PX', max(ttl, ms)) -- an integer below 2^53: sent exactly
+      if ms > ttl then -- an integer below 2^53: sent exactly
+        redis.call('SET', key, out, 'PX', ms)
+      else -- the least TTL, as the caller wrote it: no number to format
+        redis.call('SET', key, out, 'PX', ttls)
+      end
       return struct.pack('<dddddd', 1, rem, lim, now, full, now)
     end
     if ok then from = now end
@@ -264,10 +268,31 @@ local function fast(key, op, cost, now, ttl, pol, k, a, b, c, extra, got)
     if op == 'a' then
       local u = full
       if full == NEVER then u = MAXI - 1 end -- a spent finite bucket: kept until 2255
-      redis.call('SET', key, out, 'PX', max(ttl, cdiv(max(0, u - now), 1000))) -- below 2^53: exact
+      local ms = cdiv(max(0, u - now), 1000) -- below 2^53: sent exactly
+      if ms > ttl then redis.call('SET', key, out, 'PX', ms) else redis.call('SET', key, out, 'PX', ttls) end
     end
   end
   if from == NEVER then from = -1 end
   if full == NEVER then full = -1 end
   return struct.pack('<dddddd', flag, rem, lim, from, full, now)
+end
+
+-- A single check (ARGV: see the top of this file) under a plain policy, the commonest call, is
+-- decided here, before the general engine's function is even made; main.lua does the rest.
+local mode, cost, now, ttl = ARGV[1], nil, nil, nil
+if mode ~= 'B' and mode ~= 'r' then
+  cost, now, ttl = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+  if now == '' then
+    local t = redis.call('TIME')
+    now = t[1] * 1000000 + t[2]
+  else
+    now = tonumber(now)
+  end
+  if not (cost and now and ttl and cost % 1 == 0 and now % 1 == 0 and ttl % 1 == 0 and cost >= 1 and now >= 0 and
+        ttl >= 1 and cost <= 2 ^ 53 and now <= 2 ^ 53 and ttl <= 2 ^ 53) then
+    return redis.error_reply('NUMERUS_ARGS bad arguments for ' .. tostring(KEYS[1]))
+  end
+  local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]),
+    tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10])
+  if reply then return reply end
 end

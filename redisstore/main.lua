@@ -3,27 +3,12 @@
 -- Main. Its locals are few, and the functions above have none of its locals as upvalues: making
 -- a closure costs one binding per upvalue, on every call.
 
-local mode = ARGV[1]
 if mode == 'r' then
   redis.call('DEL', KEYS[1])
   return 1
 end
 
-if mode ~= 'B' then -- one check: it defines no function unless it needs the engine
-  local cost, now, ttl = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
-  if now == '' then
-    local t = redis.call('TIME')
-    now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  else
-    now = tonumber(now)
-  end
-  if not (cost and now and ttl and cost % 1 == 0 and now % 1 == 0 and ttl % 1 == 0 and cost >= 1 and now >= 0 and
-        ttl >= 1 and cost <= 2 ^ 53 and now <= 2 ^ 53 and ttl <= 2 ^ 53) then
-    return redis.error_reply('NUMERUS_ARGS bad arguments for ' .. tostring(KEYS[1]))
-  end
-  local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[5], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8]),
-    tonumber(ARGV[9]), ARGV[10])
-  if reply then return reply end
+if mode ~= 'B' then -- one check that fast left to the engine: its arguments are valid
   local check, parse = engine()
   local root, leaves, j = parse(ARGV, 6)
   if not root or ARGV[j] ~= nil then
@@ -40,7 +25,8 @@ end
 
 local function valid(x, lo) return x and x % 1 == 0 and x >= lo and x <= 2 ^ 53 end
 
-local ttl, pol = tonumber(ARGV[2]), ARGV[5]
+local pol
+ttl, pol = tonumber(ARGV[2]), ARGV[5]
 local check, parse = engine()
 local root, leaves, j = parse(ARGV, 6)
 local each = #ARGV == j - 1 + 2 * #KEYS
@@ -79,7 +65,7 @@ for n, name in ipairs(KEYS) do
     if k then
       local pre = got and not seen[name] and got[n] or nil -- a key checked before is read again
       seen[name] = true
-      done, res = pcall(fast, name, 'a', cost, now, ttl, pol, k, a, b, c, nil, pre)
+      done, res = pcall(fast, name, 'a', cost, now, ttl, ARGV[2], pol, k, a, b, c, nil, pre)
     end
     if done and not res then done, res = pcall(check, name, 'a', cost, now, ttl, pol, root, leaves) end
     if done then
