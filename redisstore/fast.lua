@@ -76,15 +76,15 @@ local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, extra, got)
         return nil
       end
     end
-    local at = max(now, last)
+    local at = now
+    if last > at then at = last end
     if cost <= size then
       local bq, br = q, r
       if not (bq > at or (bq == at and br > 0)) then bq, br = at, 0 end
       local sc = cost * P
       local m = fmod(sc, N)
-      local t = br + m
-      local nr = fmod(t, N)
-      local nq = bq + (sc - m) / N + (t - nr) / N
+      local nr, nq = br + m, bq + (sc - m) / N -- br and m are below N: carry at most 1
+      if nr >= N then nr, nq = nr - N, nq + 1 end
       if nq - at < lq or (nq - at == lq and nr <= lr) then
         ok = true
         if op == 'a' then
@@ -112,10 +112,10 @@ local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, extra, got)
     end
     if ok and op == 'a' then -- write: the TTL is the time until full, in ms rounded up, at least ttl
       local ms = full - now
-      local m = fmod(ms, 1000)
-      ms = (ms - m) / 1000
-      if m > 0 then ms = ms + 1 end
-      if ms > ttl then -- an integer below 2^53: sent exactly
+      if ms > ttl * 1000 then -- ceil(ms/1000) > ttl: an integer below 2^53, sent exactly
+        local m = fmod(ms, 1000)
+        ms = (ms - m) / 1000
+        if m > 0 then ms = ms + 1 end
         redis.call('SET', key, out, 'PX', ms)
       else -- the least TTL, as the caller wrote it: no number to format
         redis.call('SET', key, out, 'PX', ttls)
