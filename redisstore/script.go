@@ -66,16 +66,21 @@ func (c call) argc() int {
 }
 
 func (c call) appendArgv(args []any, minTTL any) []any {
-	if c.op == opReset {
+	switch c.op { // constants, which box without an allocation
+	case opAcquire:
+		args = append(args, opAcquire)
+	case opPeek:
+		args = append(args, opPeek)
+	default:
 		return append(args, opReset)
 	}
-	return append(append(args, c.op, c.cost, c.when, minTTL), c.pr.toks...)
+	return append(append(args, c.cost, c.when, minTTL), c.pr.toks...)
 }
 
 // command returns the check's script call as one command, verb (evalsha or eval) of script (the
 // hash or the source) on the check's key, its arguments in the command's own slice: what
 // redis.Script.Run sends, without its two intermediate slices.
-func (c call) command(ctx context.Context, verb, script string, minTTL any) *redis.Cmd {
+func (c call) command(ctx context.Context, verb string, script, minTTL any) *redis.Cmd {
 	args := append(make([]any, 0, 4+c.argc()), verb, script, "1", c.key)
 	cmd := redis.NewCmd(ctx, c.appendArgv(args, minTTL)...)
 	cmd.SetFirstKeyPos(3) // the key, where a cluster client reads the slot from

@@ -20,7 +20,7 @@ import (
 type Store struct {
 	client   redis.UniversalClient
 	script   *redis.Script
-	sha      string   // the script's hash
+	sha      any      // the script's hash, a string boxed once
 	minTTL   any      // ms, a string
 	programs sync.Map // typed.Policy → *program
 	cached   atomic.Int64
