@@ -65,6 +65,7 @@ func (c call) argc() int {
 	return 4 + len(c.pr.toks)
 }
 
+// appendArgv appends the check's script arguments to args.
 func (c call) appendArgv(args []any, minTTL any) []any {
 	switch c.op { // constants, which box without an allocation
 	case opAcquire:
