@@ -30,27 +30,26 @@
 -- a policy change need when they do. Both decide alike: the differential tests run every kind
 -- alone (the fast path) and in trees (the engine), against the in-process limiters.
 
--- plain reports whether k, a, b, c (and nothing after them: extra) are a plain policy: one leaf of
--- kind g, t, l, f, w or c (see leafOf below), whose numbers the script can run exactly.
-local function plain(k, a, b, c, extra)
+-- fast runs op on the subject at key under the policy written pol if it is plain: one leaf of kind
+-- g, t, l, f, w or c (see leafOf in engine.lua), with numbers a, b, c and nothing after them
+-- (extra is nil), which the script can run exactly. The key of a plain policy is a string: pol, a
+-- zero byte, and the leaf's state, read in one GET (or given as got, from an MGET) and written in
+-- one SET with its TTL. If the key holds that policy or nothing, fast returns the decision, as the
+-- general engine would; otherwise (a policy that is not plain, a hash, another policy, a state it
+-- cannot trust), it returns nil to leave the check to the general engine. It makes no closure
+-- before the GCRA's code, the commonest, is done: each costs on every call.
+local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, extra, got)
   local MAXI = 2 ^ 53 -- no number may exceed it
-  if extra ~= nil or not a or a % 1 ~= 0 or a < 1 or a > MAXI then return false end
-  if k == 'f' then return b == nil end
-  if not (b and c and b % 1 == 0 and c % 1 == 0 and b >= 1 and c >= 0 and b <= MAXI and c <= MAXI) then
-    return false
+  if extra ~= nil or not a or a % 1 ~= 0 or a < 1 or a > MAXI then return nil end
+  if k == 'f' then
+    if b ~= nil then return nil end
+  elseif not (b and c and b % 1 == 0 and c % 1 == 0 and b >= 1 and c >= 0 and b <= MAXI and c <= MAXI) then
+    return nil
+  elseif k == 'g' or k == 't' or k == 'l' then
+    if c < 1 or c * b + a > MAXI then return nil end
+  elseif not ((k == 'w' or k == 'c') and c < a and (k == 'w' or a * b <= MAXI)) then
+    return nil
   end
-  if k == 'g' or k == 't' or k == 'l' then return c >= 1 and c * b + a <= MAXI end
-  return (k == 'w' or k == 'c') and c < a and (k == 'w' or a * b <= MAXI)
-end
-
--- fast runs op on the subject at key under a plain policy: kind k, numbers a, b, c, written pol.
--- The key of a plain policy is a string: pol, a zero byte, and the leaf's state (see load below),
--- read in one GET (or given as got, from an MGET) and written in one SET with its TTL. If the key
--- holds that policy or nothing, fast returns the decision, as the general engine would;
--- otherwise (a hash, another policy, a state it cannot trust), it returns nil to leave the check
--- to the general engine.
-local function fast(key, op, cost, now, ttl, pol, k, a, b, c, got)
-  local MAXI = 2 ^ 53 -- no number may exceed it
   local NEVER, fmod, max, sunpack = math.huge, math.fmod, math.max, struct.unpack
   local s = got
   if not s then
@@ -77,15 +76,15 @@ local function fast(key, op, cost, now, ttl, pol, k, a, b, c, got)
         return nil
       end
     end
-    local at = max(now, last)
+    local at = now
+    if last > at then at = last end
     if cost <= size then
       local bq, br = q, r
       if not (bq > at or (bq == at and br > 0)) then bq, br = at, 0 end
       local sc = cost * P
       local m = fmod(sc, N)
-      local t = br + m
-      local nr = fmod(t, N)
-      local nq = bq + (sc - m) / N + (t - nr) / N
+      local nr, nq = br + m, bq + (sc - m) / N -- br and m are below N: carry at most 1
+      if nr >= N then nr, nq = nr - N, nq + 1 end
       if nq - at < lq or (nq - at == lq and nr <= lr) then
         ok = true
         if op == 'a' then
@@ -113,10 +112,14 @@ local function fast(key, op, cost, now, ttl, pol, k, a, b, c, got)
     end
     if ok and op == 'a' then -- write: the TTL is the time until full, in ms rounded up, at least ttl
       local ms = full - now
-      local m = fmod(ms, 1000)
-      ms = (ms - m) / 1000
-      if m > 0 then ms = ms + 1 end
-      redis.call('SET', key, out, 'PX', max(ttl, ms)) -- an integer below 2^53: sent exactly
+      if ms > ttl * 1000 then -- ceil(ms/1000) > ttl: an integer below 2^53, sent exactly
+        local m = fmod(ms, 1000)
+        ms = (ms - m) / 1000
+        if m > 0 then ms = ms + 1 end
+        redis.call('SET', key, out, 'PX', ms)
+      else -- the least TTL, as the caller wrote it: no number to format
+        redis.call('SET', key, out, 'PX', ttls)
+      end
       return struct.pack('<dddddd', 1, rem, lim, now, full, now)
     end
     if ok then from = now end
@@ -265,10 +268,31 @@ local function fast(key, op, cost, now, ttl, pol, k, a, b, c, got)
     if op == 'a' then
       local u = full
       if full == NEVER then u = MAXI - 1 end -- a spent finite bucket: kept until 2255
-      redis.call('SET', key, out, 'PX', max(ttl, cdiv(max(0, u - now), 1000))) -- below 2^53: exact
+      local ms = cdiv(max(0, u - now), 1000) -- below 2^53: sent exactly
+      if ms > ttl then redis.call('SET', key, out, 'PX', ms) else redis.call('SET', key, out, 'PX', ttls) end
     end
   end
   if from == NEVER then from = -1 end
   if full == NEVER then full = -1 end
   return struct.pack('<dddddd', flag, rem, lim, from, full, now)
+end
+
+-- A single check (ARGV: see the top of this file) under a plain policy, the commonest call, is
+-- decided here, before the general engine's function is even made; main.lua does the rest.
+local mode, cost, now, ttl = ARGV[1], nil, nil, nil
+if mode ~= 'B' and mode ~= 'r' then
+  cost, now, ttl = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+  if now == '' then
+    local t = redis.call('TIME')
+    now = t[1] * 1000000 + t[2]
+  else
+    now = tonumber(now)
+  end
+  if not (cost and now and ttl and cost % 1 == 0 and now % 1 == 0 and ttl % 1 == 0 and cost >= 1 and now >= 0 and
+        ttl >= 1 and cost <= 2 ^ 53 and now <= 2 ^ 53 and ttl <= 2 ^ 53) then
+    return redis.error_reply('NUMERUS_ARGS bad arguments for ' .. tostring(KEYS[1]))
+  end
+  local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]),
+    tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10])
+  if reply then return reply end
 end

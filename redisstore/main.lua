@@ -3,51 +3,37 @@
 -- Main. Its locals are few, and the functions above have none of its locals as upvalues: making
 -- a closure costs one binding per upvalue, on every call.
 
-local mode = ARGV[1]
 if mode == 'r' then
   redis.call('DEL', KEYS[1])
   return 1
 end
 
+if mode ~= 'B' then -- one check that fast left to the engine: its arguments are valid
+  local check, parse = engine()
+  local root, leaves, j = parse(ARGV, 6)
+  if not root or ARGV[j] ~= nil then
+    return redis.error_reply('NUMERUS_ARGS bad policy for ' .. tostring(KEYS[1]))
+  end
+  return check(KEYS[1], mode, cost, now, ttl, ARGV[5], root, leaves)
+end
+
+-- A batch: ARGV 'B', ttl, cost, time, pol, the tokens, then, unless every key has that cost and
+-- time, each key's cost and time.
 local function bad(what)
   return redis.error_reply('NUMERUS_ARGS bad ' .. what .. ' for ' .. tostring(KEYS[1]))
 end
 
 local function valid(x, lo) return x and x % 1 == 0 and x >= lo and x <= 2 ^ 53 end
 
-if mode ~= 'B' then
-  local cost, now, ttl = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
-  if now == '' then
-    local t = redis.call('TIME')
-    now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  else
-    now = tonumber(now)
-  end
-  if not (cost and now and ttl and cost % 1 == 0 and now % 1 == 0 and ttl % 1 == 0 and cost >= 1 and now >= 0 and
-        ttl >= 1 and cost <= 2 ^ 53 and now <= 2 ^ 53 and ttl <= 2 ^ 53) then
-    return bad('arguments')
-  end
-  local k, a, b, c = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
-  if plain(k, a, b, c, ARGV[10]) then
-    local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[5], k, a, b, c)
-    if reply then return reply end
-  end
-  local check, parse = engine()
-  local root, leaves, j = parse(ARGV, 6)
-  if not root or ARGV[j] ~= nil then return bad('policy') end
-  return check(KEYS[1], mode, cost, now, ttl, ARGV[5], root, leaves)
-end
-
--- A batch: ARGV 'B', ttl, cost, time, pol, the tokens, then, unless every key has that cost and
--- time, each key's cost and time.
-local ttl, pol = tonumber(ARGV[2]), ARGV[5]
+local pol
+ttl, pol = tonumber(ARGV[2]), ARGV[5]
 local check, parse = engine()
 local root, leaves, j = parse(ARGV, 6)
 local each = #ARGV == j - 1 + 2 * #KEYS
 if not root or not (each or #ARGV == j - 1) then return bad('policy') end
 if not valid(ttl, 1) then return bad('arguments') end
-local k, a, b, c, got -- the fast path's policy, if plain, and its keys' strings
-if root.i and plain(root.k, root[1], root[2], root[3]) then
+local k, a, b, c, got -- the fast path's policy, if one leaf that is not a log, and its keys' strings
+if root.i and root.k ~= 's' and root.k ~= 'b' then
   k, a, b, c = root.k, root[1], root[2], root[3]
   got = redis.call('MGET', unpack(KEYS)) -- false for a key that is absent or not a string
 end
@@ -79,7 +65,7 @@ for n, name in ipairs(KEYS) do
     if k then
       local pre = got and not seen[name] and got[n] or nil -- a key checked before is read again
       seen[name] = true
-      done, res = pcall(fast, name, 'a', cost, now, ttl, pol, k, a, b, c, pre)
+      done, res = pcall(fast, name, 'a', cost, now, ttl, ARGV[2], pol, k, a, b, c, nil, pre)
     end
     if done and not res then done, res = pcall(check, name, 'a', cost, now, ttl, pol, root, leaves) end
     if done then

@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"context"
 	_ "embed"
 	"encoding/binary"
 	"errors"
@@ -53,10 +54,38 @@ func (c call) keys() []string { return []string{c.key} }
 
 // argv returns the arguments of the check's own script call.
 func (c call) argv(minTTL any) []any {
+	return c.appendArgv(make([]any, 0, c.argc()), minTTL)
+}
+
+// argc is the number of the check's script arguments.
+func (c call) argc() int {
 	if c.op == opReset {
-		return []any{opReset}
+		return 1
 	}
-	return append(append(make([]any, 0, 4+len(c.pr.toks)), c.op, c.cost, c.when, minTTL), c.pr.toks...)
+	return 4 + len(c.pr.toks)
+}
+
+// appendArgv appends the check's script arguments to args.
+func (c call) appendArgv(args []any, minTTL any) []any {
+	switch c.op { // constants, which box without an allocation
+	case opAcquire:
+		args = append(args, opAcquire)
+	case opPeek:
+		args = append(args, opPeek)
+	default:
+		return append(args, opReset)
+	}
+	return append(append(args, c.cost, c.when, minTTL), c.pr.toks...)
+}
+
+// command returns the check's script call as one command, verb (evalsha or eval) of script (the
+// hash or the source) on the check's key, its arguments in the command's own slice: what
+// redis.Script.Run sends, without its two intermediate slices.
+func (c call) command(ctx context.Context, verb string, script, minTTL any) *redis.Cmd {
+	args := append(make([]any, 0, 4+c.argc()), verb, script, "1", c.key)
+	cmd := redis.NewCmd(ctx, c.appendArgv(args, minTTL)...)
+	cmd.SetFirstKeyPos(3) // the key, where a cluster client reads the slot from
+	return cmd
 }
 
 func reset(r keyed.Request) call {

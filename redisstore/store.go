@@ -20,6 +20,7 @@ import (
 type Store struct {
 	client   redis.UniversalClient
 	script   *redis.Script
+	sha      any      // the script's hash, a string boxed once
 	minTTL   any      // ms, a string
 	programs sync.Map // typed.Policy → *program
 	cached   atomic.Int64
@@ -58,7 +59,8 @@ func WithMinTTL(d time.Duration) Option {
 // New returns a store on client: a standalone, Sentinel, Ring or Cluster client all work, since
 // every call touches one key.
 func New(client redis.UniversalClient, opts ...Option) *Store {
-	s := &Store{client: client, script: redis.NewScript(engineSource), minTTL: "1"}
+	script := redis.NewScript(engineSource)
+	s := &Store{client: client, script: script, sha: script.Hash(), minTTL: "1"}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -85,7 +87,7 @@ func (s *Store) Peek(ctx context.Context, r keyed.Request) (keyed.Decision, erro
 // Reset forgets the subject of r.Key (only r.Key is read): its next check starts from full.
 func (s *Store) Reset(ctx context.Context, r keyed.Request) error {
 	c := reset(r)
-	return c.fail(s.script.Run(ctx, s.client, c.keys(), c.argv(s.minTTL)...).Err())
+	return c.fail(s.exec(ctx, c).Err())
 }
 
 func (s *Store) run(ctx context.Context, op string, r keyed.Request) (keyed.Decision, error) {
@@ -93,5 +95,16 @@ func (s *Store) run(ctx context.Context, op string, r keyed.Request) (keyed.Deci
 	if err != nil {
 		return keyed.Decision{}, err
 	}
-	return c.decision(s.script.Run(ctx, s.client, c.keys(), c.argv(s.minTTL)...))
+	return c.decision(s.exec(ctx, c))
+}
+
+// exec sends c as one EVALSHA or, if the server does not hold the script (after a SCRIPT FLUSH, a
+// restart or a failover), as one EVAL, as redis.Script.Run does.
+func (s *Store) exec(ctx context.Context, c call) *redis.Cmd {
+	cmd := c.command(ctx, "evalsha", s.sha, s.minTTL)
+	if err := s.client.Process(ctx, cmd); noScript(err) {
+		cmd = c.command(ctx, "eval", engineSource, s.minTTL)
+		_ = s.client.Process(ctx, cmd)
+	}
+	return cmd
 }
