@@ -12,6 +12,11 @@
 // timeline it was given) and reports the share of admitted debits as the metric allow/op; it fails
 // when that share is not the one its name promises.
 //
+// The benchmarks of a debit at an explicit instant (Debit, AllOf3) take their instants from a
+// timeline computed ahead with the timer stopped (timeline_test.go): time.Time.Add costs about
+// as much as the fastest debit measured, and the same instants reach every library, so each
+// loop's time is the library's call and the harness's reading of an instant, nothing more.
+//
 // This module is separate from the library's so that the peers never become dependencies of
 // numerus itself.
 package bench
