@@ -56,9 +56,9 @@ func allOfNumerus(b *testing.B, p composedPlan, r result) {
 	}
 	l := numerus.AllOf(ls[:]...)
 	b.ReportAllocs()
-	tl, at, allowed := newTimeline(b, t0, p.step), t0, 0
+	tl, allowed := newTimeline(b, t0, p.step), 0
 	for b.Loop() {
-		at = tl.next()
+		at := tl.next()
 		next, _, ok := l.Debit(at)
 		if ok {
 			allowed++

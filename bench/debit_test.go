@@ -44,9 +44,9 @@ func debitNumerus(b *testing.B, p debitPlan, r result) {
 	l := must(numerus.GCRA(numerus.Every(p.every), p.burst))
 	l = drainNumerus(b, l, t0, p.drain)
 	b.ReportAllocs()
-	tl, at, allowed := newTimeline(b, t0, p.step), t0, 0
+	tl, allowed := newTimeline(b, t0, p.step), 0
 	for b.Loop() {
-		at = tl.next()
+		at := tl.next()
 		next, _, ok := l.Debit(at)
 		if ok {
 			allowed++
@@ -63,9 +63,9 @@ func debitXrate(b *testing.B, p debitPlan, r result) {
 		b.Fatalf("xrate refused to drain %d at t0", p.drain)
 	}
 	b.ReportAllocs()
-	tl, at, allowed := newTimeline(b, t0, p.step), t0, 0
+	tl, allowed := newTimeline(b, t0, p.step), 0
 	for b.Loop() {
-		at = tl.next()
+		at := tl.next()
 		if l.AllowN(at, 1) {
 			allowed++
 		}
