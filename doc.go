@@ -31,7 +31,10 @@
 // The zero [NextDebitable] is [Never], after every instant. An answer that nobody set reads as
 // "never", not as "retry now" (as a zero time.Time, an instant long past, would), so a forgotten
 // answer cannot turn into a retry loop. A debit of more than a limiter can ever hold is Never too,
-// not a wait after which it would still fail.
+// not a wait after which it would still fail. A refusal's instant is held as the debit's own
+// time.Time and an offset ([DebitableAfter]), so refusing costs no time arithmetic and the
+// instant keeps the location and monotonic reading of the time the caller passed; like
+// time.Time, compare answers with Equal or Compare, not ==.
 //
 // Since an old value stays valid, a caller can peek (debit and discard the result), try a debit
 // on several branches, or retry from a value kept aside. [Schedule] lists the instants at which
