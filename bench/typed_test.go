@@ -33,12 +33,11 @@ func debitTyped(b *testing.B, p debitPlan, r result) {
 	l := drainTyped(b, must(typed.NewGCRA(numerus.Every(p.every), p.burst)), t0, p.drain)
 	b.ReportAllocs()
 	tl, allowed := newTimeline(b, t0, p.step), 0
+	var ok bool
 	for b.Loop() {
-		next, _, ok := l.Debit(tl.next())
-		if ok {
+		if l, _, ok = l.Debit(tl.next()); ok {
 			allowed++
 		}
-		l = next
 	}
 	checkAllowed(b, r, allowed, b.N)
 }
@@ -55,12 +54,11 @@ func allOfTyped(b *testing.B, p composedPlan, r result) {
 	l := typed.NewAnd(gs[0], typed.NewAnd(gs[1], gs[2]))
 	b.ReportAllocs()
 	tl, allowed := newTimeline(b, t0, p.step), 0
+	var ok bool
 	for b.Loop() {
-		next, _, ok := l.Debit(tl.next())
-		if ok {
+		if l, _, ok = l.Debit(tl.next()); ok {
 			allowed++
 		}
-		l = next
 	}
 	checkAllowed(b, r, allowed, b.N)
 }
