@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/redis/go-redis/v9"
@@ -13,25 +14,35 @@ import (
 const maxBatch = 500
 
 // AcquireBatch runs Acquire for every request in one round trip, and returns the decisions in
-// order. On a single server (a *redis.Client, standalone or behind Sentinel), requests of one
+// order. On a single server (a *redis.Client, standalone or behind Sentinel), the requests of each
 // policy run in one script call per maxBatch subjects, which checks them one after the other;
-// otherwise (a cluster, a ring, requests of several policies) each is its own script call, all
-// pipelined (on a cluster, one pipeline per node, in parallel). Each check is atomic either way.
-// If the server did not hold the script, the calls it refused are sent again as EVALs in a
-// second round trip. If any check fails, the error reports how many did and wraps the first
-// failure; the decision of a failed check is the zero Decision (a refusal). [Requests] builds
-// the requests of a keyed.Limiter's subjects.
+// otherwise (a cluster, a ring) each is its own script call, all pipelined (on a cluster, one
+// pipeline per node, in parallel). Each check is atomic either way. If the server did not hold
+// the script, the calls it refused are sent again as EVALs in a second round trip. If any check
+// fails, the error reports how many did and wraps the first failure; the decision of a failed
+// check is the zero Decision (a refusal). [Requests] builds the requests of a keyed.Limiter's
+// subjects.
 func (s *Store) AcquireBatch(ctx context.Context, reqs []keyed.Request) ([]keyed.Decision, error) {
-	b := batch{s: s, calls: make([]call, len(reqs)), out: make([]keyed.Decision, len(reqs)), errs: make([]error, len(reqs))}
+	b := newBatch(s, len(reqs))
 	for i, r := range reqs {
 		b.calls[i], b.errs[i] = s.call(opAcquire, r)
 	}
-	if _, single := s.client.(*redis.Client); single && onePolicy(reqs, b.errs) {
-		b.grouped(ctx, reqs)
+	b.send(ctx)
+	return b.out, b.err()
+}
+
+func newBatch(s *Store, n int) *batch {
+	return &batch{s: s, calls: make([]call, n), out: make([]keyed.Decision, n), errs: make([]error, n)}
+}
+
+// send runs the batch's valid calls in one round trip: grouped by policy on a single server,
+// each its own script call elsewhere.
+func (b *batch) send(ctx context.Context) {
+	if b.s.single {
+		b.grouped(ctx)
 	} else {
 		b.pipelined(ctx)
 	}
-	return b.out, b.err()
 }
 
 // batch is the state of one AcquireBatch: each request's call, decision and error.
@@ -40,22 +51,6 @@ type batch struct {
 	calls []call
 	out   []keyed.Decision
 	errs  []error
-}
-
-// onePolicy reports whether every valid request has the same policy.
-func onePolicy(reqs []keyed.Request, errs []error) bool {
-	first := -1
-	for i := range reqs {
-		if errs[i] != nil {
-			continue
-		}
-		if first < 0 {
-			first = i
-		} else if reqs[i].Policy != reqs[first].Policy {
-			return false
-		}
-	}
-	return true
 }
 
 // pipelined sends each valid request as its own script call, in one pipeline.
@@ -87,45 +82,19 @@ func (b *batch) pipelined(ctx context.Context) {
 	}
 }
 
-// grouped sends the valid requests, all of one policy, as batch script calls of up to maxBatch
-// subjects each, in one pipeline.
-func (b *batch) grouped(ctx context.Context, reqs []keyed.Request) {
-	var groups [][]int // indexes of the requests of each call
-	var group []int
-	for i := range reqs {
-		if b.errs[i] != nil {
-			continue
-		}
-		if group = append(group, i); len(group) == maxBatch {
-			groups, group = append(groups, group), nil
-		}
-	}
-	if group != nil {
-		groups = append(groups, group)
-	}
+// grouped sends the valid calls in one pipeline: those of a policy with other calls as batch
+// script calls of up to maxBatch subjects each, a call alone under its policy as its own script
+// call.
+func (b *batch) grouped(ctx context.Context) {
+	groups := b.groups()
 	if len(groups) == 0 {
 		return
 	}
-	pr := b.calls[groups[0][0]].pr
 	keys, args := make([][]string, len(groups)), make([][]any, len(groups))
 	cmds := make([]*redis.Cmd, len(groups))
 	pipe := b.s.client.Pipeline()
 	for g, idx := range groups {
-		first := b.calls[idx[0]]
-		keys[g] = make([]string, len(idx))
-		args[g] = append(make([]any, 0, 4+len(pr.toks)+2*len(idx)), "B", b.s.minTTL, first.cost, first.when)
-		args[g] = append(args[g], pr.toks...)
-		uniform := true
-		for n, i := range idx {
-			c := b.calls[i]
-			keys[g][n] = c.key
-			uniform = uniform && c.cost == first.cost && c.when == first.when
-		}
-		if !uniform { // each check's cost and time
-			for _, i := range idx {
-				args[g] = append(args[g], b.calls[i].cost, b.calls[i].when)
-			}
-		}
+		keys[g], args[g] = b.scriptCall(idx)
 		cmds[g] = b.s.script.EvalSha(ctx, pipe, keys[g], args[g]...)
 	}
 	_, _ = pipe.Exec(ctx)
@@ -142,8 +111,60 @@ func (b *batch) grouped(ctx context.Context, reqs []keyed.Request) {
 		_, _ = again.Exec(ctx)
 	}
 	for g, idx := range groups {
-		b.read(cmds[g], idx)
+		if len(idx) == 1 {
+			i := idx[0]
+			b.out[i], b.errs[i] = b.calls[i].decision(cmds[g])
+		} else {
+			b.read(cmds[g], idx)
+		}
 	}
+}
+
+// groups returns the indexes of the valid calls, grouped by policy in groups of up to maxBatch.
+func (b *batch) groups() [][]int {
+	var groups [][]int
+	var open []int // the group each policy fills now
+	for i, c := range b.calls {
+		if b.errs[i] != nil {
+			continue
+		}
+		o := slices.IndexFunc(open, func(g int) bool { return b.calls[groups[g][0]].pr == c.pr })
+		switch {
+		case o < 0:
+			o, open = len(open), append(open, len(groups))
+			groups = append(groups, nil)
+		case len(groups[open[o]]) == maxBatch:
+			open[o] = len(groups)
+			groups = append(groups, nil)
+		}
+		groups[open[o]] = append(groups[open[o]], i)
+	}
+	return groups
+}
+
+// scriptCall returns the keys and arguments of the script call of the calls idx, all of one policy:
+// a batch call for several, the call's own for one.
+func (b *batch) scriptCall(idx []int) ([]string, []any) {
+	first := b.calls[idx[0]]
+	if len(idx) == 1 {
+		return first.keys(), first.argv(b.s.minTTL)
+	}
+	pr := first.pr
+	keys := make([]string, len(idx))
+	args := append(make([]any, 0, 4+len(pr.toks)+2*len(idx)), "B", b.s.minTTL, first.cost, first.when)
+	args = append(args, pr.toks...)
+	uniform := true
+	for n, i := range idx {
+		c := b.calls[i]
+		keys[n] = c.key
+		uniform = uniform && c.cost == first.cost && c.when == first.when
+	}
+	if !uniform { // each check's cost and time
+		for _, i := range idx {
+			args = append(args, b.calls[i].cost, b.calls[i].when)
+		}
+	}
+	return keys, args
 }
 
 // read spreads a batch script's reply over the requests idx: the index (from 1) and the error of

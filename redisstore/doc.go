@@ -114,6 +114,23 @@
 // check is its own script call, pipelined (on a cluster, one pipeline per node, in parallel).
 // Each check is atomic either way, and the batch decides as the same checks made one by one.
 //
+// # Coalescing
+//
+// Acquires made at once by many goroutines share round trips. A Store keeps at most two round
+// trips of acquires in flight (see [WithCoalescing]); an Acquire made while both are busy waits,
+// and when one ends, every acquire that waited meanwhile goes in the next as one batch script call
+// per policy, checked one after the other as AcquireBatch checks them. The callers do the work:
+// the store starts no goroutine. A serial caller always finds a round trip free, so its acquires
+// go alone, exactly as without coalescing. Under load a batch costs the server far less than as
+// many script calls, so throughput grows with the callers instead of stopping at the server's
+// speed for single scripts: with 64 goroutines on loopback, about three times redis_rate's.
+//
+// A batch in flight is not one caller's to cancel: it runs to its end (go-redis's timeouts bound
+// it) whatever the contexts of its acquires. An acquire whose context ends while it waits leaves
+// unsent and takes nothing; one whose context ends while its batch is in flight returns the
+// context's error at once, and may have been applied. A failed batch fails each of its acquires
+// with the cause. Peek and Reset are never coalesced.
+//
 // # Cluster
 //
 // Every check touches one key, so a cluster routes it to one slot with no hash tag, whatever the

@@ -10,3 +10,10 @@ func Encoding(p typed.Policy) (string, error) {
 	}
 	return pr.toks[0].(string), nil
 }
+
+// Queued returns how many acquires wait for a round trip of s, for tests.
+func Queued(s *Store) int {
+	s.co.mu.Lock()
+	defer s.co.mu.Unlock()
+	return len(s.co.queue)
+}

@@ -24,6 +24,8 @@ type Store struct {
 	minTTL   any      // ms, a string
 	programs sync.Map // typed.Policy → *program
 	cached   atomic.Int64
+	single   bool       // the client is one server's: batches group by policy
+	co       *coalescer // nil when acquires are not coalesced
 }
 
 var (
@@ -60,11 +62,29 @@ func WithMinTTL(d time.Duration) Option {
 // every call touches one key.
 func New(client redis.UniversalClient, opts ...Option) *Store {
 	script := redis.NewScript(engineSource)
-	s := &Store{client: client, script: script, sha: script.Hash(), minTTL: "1"}
+	s := &Store{client: client, script: script, sha: script.Hash(), minTTL: "1", co: newCoalescer(defaultInFlight)}
+	_, s.single = client.(*redis.Client)
 	for _, o := range opts {
 		o.apply(s)
 	}
 	return s
+}
+
+// defaultInFlight is how many round trips of acquires a Store has in flight at most, by default.
+const defaultInFlight = 2
+
+// WithCoalescing sets how many round trips of acquires the store keeps in flight at most: n by
+// default 2. An Acquire made while n are in flight waits for the next, and goes in it together
+// with every other acquire that waited meanwhile, as one batch script call per policy (see
+// Coalescing in the package documentation). n below 1 turns coalescing off: each Acquire then
+// takes a round trip of its own, on its own connection of the client's pool.
+func WithCoalescing(n int) Option {
+	return option(func(s *Store) {
+		s.co = nil
+		if n >= 1 {
+			s.co = newCoalescer(n)
+		}
+	})
 }
 
 // Acquire takes r.Cost tokens for the subject of r.Key under r.Policy, all or nothing, in one
@@ -94,6 +114,9 @@ func (s *Store) run(ctx context.Context, op string, r keyed.Request) (keyed.Deci
 	c, err := s.call(op, r)
 	if err != nil {
 		return keyed.Decision{}, err
+	}
+	if op == opAcquire && s.co != nil {
+		return s.co.acquire(ctx, s, c)
 	}
 	return c.decision(s.exec(ctx, c))
 }
