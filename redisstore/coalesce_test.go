@@ -22,7 +22,9 @@ type gate struct {
 	release chan struct{}
 }
 
-func newGate() *gate { return &gate{arrived: make(chan struct{}, 100), release: make(chan struct{}, 100)} }
+func newGate() *gate {
+	return &gate{arrived: make(chan struct{}, 100), release: make(chan struct{}, 100)}
+}
 
 func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
