@@ -43,6 +43,10 @@ func (b TokenBucket) debit(at, cost int64) (TokenBucket, int64, bool) {
 	return TokenBucket{k}, from, ok
 }
 
+func (TokenBucket) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
+	return leafAt(dst, off, kindToken)
+}
+
 func (b TokenBucket) status(at int64) kernel.Status { return b.k.Status(at) }
 
 func (b TokenBucket) spec() Spec {
@@ -102,6 +106,10 @@ func (b LeakyBucket) debit(at, cost int64) (LeakyBucket, int64, bool) {
 
 func (b LeakyBucket) status(at int64) kernel.Status { return b.k.Status(at) }
 
+func (LeakyBucket) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
+	return leafAt(dst, off, kindLeaky)
+}
+
 func (b LeakyBucket) spec() Spec {
 	if b.k.P == nil {
 		return Spec{Algo: AlgoLeaky}
@@ -148,6 +156,8 @@ func (f FiniteBucket) debit(at, cost int64) (FiniteBucket, int64, bool) {
 }
 
 func (f FiniteBucket) status(at int64) kernel.Status { return f.k.Status(at) }
+
+func (FiniteBucket) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
 
 func (f FiniteBucket) spec() Spec { return Spec{Algo: AlgoFinite, Count: f.k.Size} }
 

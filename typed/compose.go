@@ -2,6 +2,7 @@ package typed
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/kernel"
@@ -21,24 +22,44 @@ import (
 type And[A Limiter[A], B Limiter[B]] struct {
 	a A
 	b B
+	p *plan // the flat debit of the tree, when it has one (see plan.go)
 }
 
 // NewAnd returns the And of a and b.
-func NewAnd[A Limiter[A], B Limiter[B]](a A, b B) And[A, B] { return And[A, B]{a, b} }
+func NewAnd[A Limiter[A], B Limiter[B]](a A, b B) And[A, B] {
+	l := And[A, B]{a: a, b: b}
+	l.p = planOf(l)
+	return l
+}
 
 // Debit takes one token at at. It is DebitN(at, 1).
 func (l And[A, B]) Debit(at time.Time) (And[A, B], numerus.NextDebitable, bool) {
-	return l.DebitN(at, 1)
+	return l.debitN(at, 1)
 }
 
 // DebitN takes cost tokens from both children at at, or from neither. A cost below 1 panics.
 func (l And[A, B]) DebitN(at time.Time, cost int64) (And[A, B], numerus.NextDebitable, bool) {
+	return l.debitN(at, cost)
+}
+
+// debitN is DebitN, with a pointer receiver so that Debit and DebitN hand the value on without
+// copying it: an And of several limiters is too large for registers.
+func (l *And[A, B]) debitN(at time.Time, cost int64) (And[A, B], numerus.NextDebitable, bool) {
+	if ns, ok := kernel.Instant(at); ok && l.p != nil {
+		n := *l
+		switch from, v := l.p.debit(unsafe.Pointer(&n), ns, cost); v {
+		case kernel.Admitted:
+			return n, numerus.DebitableFrom(at), true
+		case kernel.Refused:
+			return *l, numerus.DebitableAfter(at, time.Duration(from-ns)), false
+		}
+	}
 	ns := kernel.FromTime(at)
 	next, from, ok := l.debit(ns, cost)
 	if ok {
 		return next, numerus.DebitableFrom(at), true
 	}
-	return l, refusal(from, ns, at), false
+	return *l, refusal(from, ns, at), false
 }
 
 func (l And[A, B]) debit(at, cost int64) (And[A, B], int64, bool) {
@@ -49,7 +70,7 @@ func (l And[A, B]) debit(at, cost int64) (And[A, B], int64, bool) {
 	nb, fb, okb := l.b.debit(at, cost)
 	switch {
 	case oka && okb:
-		return And[A, B]{na, nb}, at, true
+		return And[A, B]{na, nb, l.p}, at, true
 	case oka:
 		return l, fb, false
 	case okb:
@@ -75,6 +96,14 @@ func (l And[A, B]) String() string {
 	return join(" & ", l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
 }
 
+func (l And[A, B]) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
+	dst, ok := l.a.layout(off+unsafe.Offsetof(l.a), dst)
+	if !ok {
+		return dst, false
+	}
+	return l.b.layout(off+unsafe.Offsetof(l.b), dst)
+}
+
 func (l And[A, B]) spec() Spec {
 	return Spec{Algo: AlgoAnd, Of: []Spec{l.a.spec(), l.b.spec()}}
 }
@@ -83,7 +112,7 @@ func (l And[A, B]) state(dst [][]int64) [][]int64 { return l.b.state(l.a.state(d
 
 func (And[A, B]) restore(sp Spec, st *states) (And[A, B], error) {
 	a, b, err := restorePair[A, B](sp, kindAnd, st)
-	return And[A, B]{a, b}, err
+	return NewAnd(a, b), err
 }
 
 // restorePair restores the two children of an And or Or.
@@ -174,6 +203,8 @@ func (l Or[A, B]) status(at int64) kernel.Status {
 func (l Or[A, B]) String() string {
 	return join(" | ", l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
 }
+
+func (Or[A, B]) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
 
 func (l Or[A, B]) spec() Spec { return Spec{Algo: AlgoOr, Of: []Spec{l.a.spec(), l.b.spec()}} }
 

@@ -45,6 +45,8 @@ func (l SlidingWindow) debit(at, cost int64) (SlidingWindow, int64, bool) {
 
 func (l SlidingWindow) status(at int64) kernel.Status { return l.k.Status(at) }
 
+func (SlidingWindow) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
+
 func (l SlidingWindow) spec() Spec {
 	if l.k.P == nil {
 		return Spec{Algo: AlgoSliding}

@@ -52,6 +52,12 @@ func TestLikeRoot(t *testing.T) {
 	t.Run("and", func(t *testing.T) {
 		checkLikeRoot[And[GCRA, FixedWindow]](t, pair(AlgoAnd, leafGen(AlgoGCRA), leafGen(AlgoWindow)))
 	})
+	t.Run("and-planned", func(t *testing.T) { // every leaf has a fast path: the flat debit of plan.go
+		inner := pair(AlgoAnd, leafGen(AlgoToken), leafGen(AlgoLeaky))
+		checkLikeRoot[And[GCRA, And[TokenBucket, LeakyBucket]]](t, pair(AlgoAnd, leafGen(AlgoGCRA), inner))
+		inner = pair(AlgoAnd, leafGen(AlgoGCRA), leafGen(AlgoGCRA))
+		checkLikeRoot[And[And[GCRA, GCRA], TokenBucket]](t, pair(AlgoAnd, inner, leafGen(AlgoToken)))
+	})
 	t.Run("or", func(t *testing.T) {
 		checkLikeRoot[Or[TokenBucket, SlidingWindowCount]](t, pair(AlgoOr, leafGen(AlgoToken), leafGen(AlgoCount)))
 	})

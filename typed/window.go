@@ -32,6 +32,8 @@ func (w FixedWindow) debit(at, cost int64) (FixedWindow, int64, bool) {
 
 func (w FixedWindow) status(at int64) kernel.Status { return w.k.Status(at) }
 
+func (FixedWindow) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
+
 func (w FixedWindow) spec() Spec {
 	if w.k.P == nil {
 		return Spec{Algo: AlgoWindow}
@@ -82,6 +84,8 @@ func (c SlidingWindowCount) debit(at, cost int64) (SlidingWindowCount, int64, bo
 }
 
 func (c SlidingWindowCount) status(at int64) kernel.Status { return c.k.Status(at) }
+
+func (SlidingWindowCount) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
 
 func (c SlidingWindowCount) spec() Spec {
 	if c.k.P == nil {
