@@ -174,7 +174,10 @@ func (b *batch) read(cmd *redis.Cmd, idx []int) {
 	var all string
 	if err == nil {
 		var ok bool
-		if all, ok = reply[len(reply)-1].(string); !ok || len(all) != 48*len(idx) || len(reply)%2 != 1 {
+		if len(reply) > 0 {
+			all, ok = reply[len(reply)-1].(string)
+		}
+		if !ok || len(all) != 48*len(idx) || len(reply)%2 != 1 {
 			err = fmt.Errorf("redisstore: batch: unexpected reply for %d checks", len(idx))
 		}
 	}

@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
 
 	"github.com/numerus-closus/numerus/keyed"
@@ -9,24 +11,25 @@ import (
 
 // A coalescer merges the acquires of concurrent callers into batch script calls. At most limit
 // round trips of acquires are in flight at once; an acquire that finds them all busy waits in a
-// queue, and when a round trip ends, the caller that led it hands the whole queue to one of the
-// waiting callers, which sends it as one batch (a batch script call per policy) and hands on the
-// queue that formed meanwhile. The callers do all the work: there is no goroutine of its own.
+// queue, and when a round trip ends, the caller that sent it hands the whole queue to one of the
+// waiting callers, which sends it as one batch and hands on the queue that formed meanwhile. The
+// callers do all the work: there is no goroutine of its own.
 //
 // A serial caller always finds a round trip free and sends its acquire alone, as it would
 // without coalescing. Under load, a batch costs the server far less than as many script calls
-// (one command to parse, read and answer instead of one each), so throughput rises with the
+// (one command to parse, run and answer instead of one each), so throughput rises with the
 // number of callers instead of stopping at the server's speed for single calls.
 type coalescer struct {
 	limit int
 	mu    sync.Mutex
-	busy  int       // round trips in flight
+	busy  int       // round trips in flight, or handed to a waiter to send
 	queue []*waiter // acquires waiting for the next round trip, in arrival order
 	pool  sync.Pool // of *waiter
 }
 
-// A waiter is one caller's acquire while it is coalesced. Its fields after c are guarded by the
-// coalescer's mutex until done is signalled.
+// A waiter is one caller's queued acquire. Its state and lead are guarded by the coalescer's
+// mutex. Its decision (d, err) is written by the caller that sends its batch, before it signals
+// done, and read by its own caller after receiving from done.
 type waiter struct {
 	c     call
 	d     keyed.Decision
@@ -39,13 +42,16 @@ type waiter struct {
 type waitState uint8
 
 const (
-	leading   waitState = iota // sending its own acquire, with what was queued
-	queued                     // in the queue
-	taken                      // in a batch in flight
+	queued    waitState = iota // in the queue
+	taken                      // in a batch handed to a waiter, not yet sent
+	sent                       // in a batch in flight
 	served                     // its decision is in d and err
 	led                        // handed a batch to send, in lead
-	abandoned                  // its caller's context ended while it was taken
+	abandoned                  // its caller's context ended after it left the queue
 )
+
+// errInterrupted is the error of the acquires of a batch whose sender panicked.
+var errInterrupted = errors.New("redisstore: the call sending this acquire's batch panicked")
 
 func newCoalescer(limit int) *coalescer {
 	return &coalescer{limit: limit, pool: sync.Pool{New: func() any { return &waiter{done: make(chan struct{}, 1)} }}}
@@ -53,16 +59,15 @@ func newCoalescer(limit int) *coalescer {
 
 // acquire runs the acquire c, alone or in a batch with others, and returns its decision.
 func (co *coalescer) acquire(ctx context.Context, s *Store, c call) (keyed.Decision, error) {
-	w := co.pool.Get().(*waiter)
-	w.c = c
 	co.mu.Lock()
-	if co.busy < co.limit {
+	if co.busy < co.limit { // then the queue is empty: a queue forms only when all are busy
 		co.busy++
-		batch := append(co.take(), w)
 		co.mu.Unlock()
-		return co.finish(w, co.send(ctx, s, w, batch))
+		defer co.end()
+		return c.decision(s.exec(ctx, c))
 	}
-	w.state = queued
+	w := co.pool.Get().(*waiter)
+	w.c, w.state = c, queued
 	co.queue = append(co.queue, w)
 	co.mu.Unlock()
 	select {
@@ -71,86 +76,110 @@ func (co *coalescer) acquire(ctx context.Context, s *Store, c call) (keyed.Decis
 		if co.leave(w) {
 			return keyed.Decision{}, c.fail(context.Cause(ctx))
 		}
-		<-w.done
+		<-w.done // served or led meanwhile
 	}
 	if w.state == led { // read without the mutex: done was signalled after the write
-		return co.finish(w, co.send(ctx, s, w, w.lead))
+		return co.lead(ctx, s, w)
 	}
-	return co.finish(w, true)
+	return co.finish(w)
 }
 
-// leave withdraws w, whose caller's context ended, and reports whether it did: a queued acquire
-// leaves the queue unsent; one already sent is abandoned, and may have been applied. An acquire
-// already served or handed a batch to send stays, for its caller to finish.
+// leave withdraws w, whose caller's context ended, and reports whether it did. An acquire not yet
+// sent is never sent; one in flight is abandoned, and may have been applied. An acquire already
+// served or handed a batch to send stays, for its caller to finish.
 func (co *coalescer) leave(w *waiter) bool {
 	co.mu.Lock()
 	defer co.mu.Unlock()
 	switch w.state {
 	case queued:
-		for i, q := range co.queue {
-			if q == w {
-				co.queue = append(co.queue[:i], co.queue[i+1:]...)
-				break
-			}
-		}
-		co.pool.Put(w)
+		co.queue = slices.DeleteFunc(co.queue, func(q *waiter) bool { return q == w })
+		co.put(w)
 		return true
-	case taken:
-		w.state = abandoned // never pooled: the batch in flight still writes its decision
+	case taken, sent:
+		w.state = abandoned // never pooled: the batch holds it until it is sent or dropped
 		return true
 	}
 	return false
 }
 
-// finish returns w's decision and gives w back to the pool, when keep says its caller owns it.
-func (co *coalescer) finish(w *waiter, keep bool) (keyed.Decision, error) {
-	d, err := w.d, w.err
-	if keep {
-		*w = waiter{done: w.done}
-		co.pool.Put(w)
-	}
-	return d, err
-}
-
-// take empties the queue, returning what it held, marked taken.
-func (co *coalescer) take() []*waiter {
-	q := co.queue
-	co.queue = nil
-	for _, w := range q {
-		w.state = taken
-	}
-	return q
-}
-
-// send sends batch, which holds w, in one round trip, delivers each decision, and hands the
-// queue that formed meanwhile to one of its callers, or frees the round trip. It reports true.
-func (co *coalescer) send(ctx context.Context, s *Store, w *waiter, batch []*waiter) bool {
-	if len(batch) == 1 {
-		w.d, w.err = w.c.decision(s.exec(ctx, w.c))
-	} else {
-		b := newBatch(s, len(batch))
-		for i, x := range batch {
-			b.calls[i] = x.c
-		}
-		b.send(context.WithoutCancel(ctx)) // a batch is not one caller's to cancel
-		for i, x := range batch {
-			x.d, x.err = b.out[i], b.errs[i]
-		}
-	}
+// lead sends the batch handed to w, unless w's caller is gone: it then hands the batch on to the
+// next of its acquires, or drops it.
+func (co *coalescer) lead(ctx context.Context, s *Store, w *waiter) (keyed.Decision, error) {
 	co.mu.Lock()
-	defer co.mu.Unlock()
+	batch := slices.DeleteFunc(w.lead, func(x *waiter) bool { return x.state == abandoned || x == w })
+	if err := context.Cause(ctx); err != nil {
+		co.handOn(batch)
+		co.mu.Unlock()
+		c := w.c
+		co.put(w)
+		return keyed.Decision{}, c.fail(err)
+	}
+	batch = append(batch, w)
 	for _, x := range batch {
-		if x != w && x.state == taken {
+		x.state, x.err = sent, errInterrupted // until the round trip answers
+	}
+	co.mu.Unlock()
+	defer co.deliver(batch, w)
+	b := newBatch(s, len(batch))
+	for i, x := range batch {
+		b.calls[i] = x.c
+	}
+	b.send(context.WithoutCancel(ctx)) // a batch is not one caller's to cancel
+	for i, x := range batch {
+		x.d, x.err = b.out[i], b.errs[i]
+	}
+	return w.d, w.err
+}
+
+// deliver signals the decision of each acquire of batch but its sender's, w, and hands on the
+// queue. It runs even if sending panicked: each acquire then fails with errInterrupted.
+func (co *coalescer) deliver(batch []*waiter, w *waiter) {
+	co.mu.Lock()
+	for _, x := range batch {
+		if x != w && x.state == sent {
 			x.state = served
 			x.done <- struct{}{}
 		}
 	}
-	next := co.take()
-	if len(next) == 0 {
-		co.busy--
-		return true
+	co.handOn(nil)
+	co.mu.Unlock()
+	co.put(w)
+}
+
+// end ends the round trip of an acquire sent alone.
+func (co *coalescer) end() {
+	co.mu.Lock()
+	co.handOn(nil)
+	co.mu.Unlock()
+}
+
+// handOn ends a round trip: it hands batch, or if empty the queue, to one of its acquires, to
+// send next, or frees the round trip when there is none. The caller holds the mutex.
+func (co *coalescer) handOn(batch []*waiter) {
+	if len(batch) == 0 {
+		batch, co.queue = co.queue, nil
 	}
-	next[0].state, next[0].lead = led, next
-	next[0].done <- struct{}{}
-	return true
+	if len(batch) == 0 {
+		co.busy--
+		return
+	}
+	for _, x := range batch {
+		x.state = taken
+	}
+	next := batch[0]
+	next.state, next.lead = led, batch
+	next.done <- struct{}{}
+}
+
+// finish returns the decision of w, served, and gives w back to the pool.
+func (co *coalescer) finish(w *waiter) (keyed.Decision, error) {
+	d, err := w.d, w.err
+	co.put(w)
+	return d, err
+}
+
+// put gives w back to the pool, cleared. Its done channel is empty: each signal is received.
+func (co *coalescer) put(w *waiter) {
+	*w = waiter{done: w.done}
+	co.pool.Put(w)
 }

@@ -2,8 +2,10 @@ package redisstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,30 +18,51 @@ import (
 )
 
 // gate holds each round trip of a client until the test lets it go, and records the commands.
+// What the test sends on release says what the round trip does: go on, fail, or panic.
 type gate struct {
 	sent
 	arrived chan struct{}
-	release chan struct{}
+	release chan action
 }
 
-func newGate() *gate {
-	return &gate{arrived: make(chan struct{}, 100), release: make(chan struct{}, 100)}
+type action int
+
+const (
+	proceed action = iota
+	fail
+	crash
+)
+
+var errGate = errors.New("the gate failed the round trip")
+
+func newGate() *gate { return &gate{arrived: make(chan struct{}, 100), release: make(chan action, 100)} }
+
+func (g *gate) hold(cmds ...redis.Cmder) error {
+	g.add(cmds...)
+	g.arrived <- struct{}{}
+	switch <-g.release {
+	case fail:
+		return errGate
+	case crash:
+		panic("the gate crashed the round trip")
+	}
+	return nil
 }
 
 func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		g.add(cmd)
-		g.arrived <- struct{}{}
-		<-g.release
+		if err := g.hold(cmd); err != nil {
+			return err
+		}
 		return next(ctx, cmd)
 	}
 }
 
 func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		g.add(cmds...)
-		g.arrived <- struct{}{}
-		<-g.release
+		if err := g.hold(cmds...); err != nil {
+			return err
+		}
 		return next(ctx, cmds)
 	}
 }
@@ -80,9 +103,9 @@ func TestCoalescing(t *testing.T) {
 		wg.Go(func() { answers[i].d, answers[i].err = l.TryAcquire(ctx, subject, 1) })
 	}
 	waitQueued(t, s, n-1)
-	g.release <- struct{}{}
+	g.release <- proceed
 	<-g.arrived // the queue, as one batch
-	g.release <- struct{}{}
+	g.release <- proceed
 	wg.Wait()
 
 	names, trips := g.take()
@@ -121,7 +144,8 @@ func TestCoalescedCancel(t *testing.T) {
 	wg.Go(func() { _, first = l.TryAcquire(ctx, "a", 1) })
 	<-g.arrived
 	queuedCtx, cancelQueued := context.WithCancel(ctx)
-	wg.Go(func() { _, err := l.TryAcquire(queuedCtx, "never sent", 1); require.ErrorIs(t, err, context.Canceled) })
+	var queuedErr error
+	wg.Go(func() { _, queuedErr = l.TryAcquire(queuedCtx, "never sent", 1) })
 	waitQueued(t, s, 1)
 	cancelQueued()
 	waitQueued(t, s, 0)
@@ -132,7 +156,7 @@ func TestCoalescedCancel(t *testing.T) {
 	waitQueued(t, s, 1)
 	wg.Go(func() { _, late = l.TryAcquire(lateCtx, "c", 1); close(lateDone) })
 	waitQueued(t, s, 2)
-	g.release <- struct{}{} // the first ends; "b" leads the batch of "b" and "c"
+	g.release <- proceed // the first ends; "b" leads the batch of "b" and "c"
 	<-g.arrived
 	cancelLate() // "c" is in flight: its caller stops waiting, before the batch ends
 	select {
@@ -140,15 +164,120 @@ func TestCoalescedCancel(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("an acquire in flight kept its caller waiting after its context ended")
 	}
-	g.release <- struct{}{}
+	g.release <- proceed
 	wg.Wait()
 	require.NoError(t, first)
 	require.NoError(t, kept)
 	require.True(t, keptD.Allowed)
 	require.ErrorIs(t, late, context.Canceled)
+	require.ErrorIs(t, queuedErr, context.Canceled)
 
 	other := limiter(t, redisstore.New(srv.Client(t)), "gcra 1/h burst 1", nil)
 	d, err := other.Peek(ctx, "never sent")
 	require.NoError(t, err)
 	require.Equal(t, int64(1), d.Remaining, "a cancelled acquire that waited took nothing")
+}
+
+// endedCtx is a context that ends (Err) when told to, with no Done channel: its acquire stays
+// queued until it is handed a batch, and only then finds its context ended.
+type endedCtx struct {
+	context.Context
+	ended atomic.Bool
+}
+
+func (c *endedCtx) Err() error {
+	if c.ended.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCoalescedLeaderCancel: a caller handed a batch to send whose context has ended hands the
+// batch on to the next of its acquires and returns at once, its own acquire unsent.
+func TestCoalescedLeaderCancel(t *testing.T) {
+	srv := redistest.Start(t)
+	c, g := srv.Client(t), newGate()
+	s := redisstore.New(c, redisstore.WithCoalescing(1), redisstore.WithMinTTL(time.Hour))
+	l := limiter(t, s, "gcra 1/h burst 1", nil)
+	ctx := context.Background()
+	_, err := l.Peek(ctx, "load the script")
+	require.NoError(t, err)
+	c.AddHook(g)
+
+	var wg sync.WaitGroup
+	var first, kept error
+	var keptD keyed.Decision
+	wg.Go(func() { _, first = l.TryAcquire(ctx, "a", 1) })
+	<-g.arrived
+	leadCtx := &endedCtx{Context: ctx}
+	leadDone := make(chan error, 1)
+	wg.Go(func() { _, err := l.TryAcquire(leadCtx, "leader", 1); leadDone <- err })
+	waitQueued(t, s, 1)
+	wg.Go(func() { keptD, kept = l.TryAcquire(ctx, "kept", 1) })
+	waitQueued(t, s, 2)
+	leadCtx.ended.Store(true)
+	g.release <- proceed // the first ends and hands "leader" the batch of "leader" and "kept"
+	<-g.arrived          // "leader" handed it on: "kept" sends itself
+	select {
+	case err := <-leadDone:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the caller whose context ended waited for the batch it handed on")
+	}
+	names, _ := g.take()
+	require.Equal(t, []string{"evalsha", "evalsha"}, names, "the first, then kept's alone")
+	g.release <- proceed
+	wg.Wait()
+	require.NoError(t, first)
+	require.NoError(t, kept)
+	require.True(t, keptD.Allowed)
+
+	other := limiter(t, redisstore.New(srv.Client(t)), "gcra 1/h burst 1", nil)
+	d, err := other.Peek(ctx, "leader")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), d.Remaining, "the cancelled acquire took nothing")
+}
+
+// TestCoalescedFailure: a batch whose round trip fails fails each of its acquires with an error,
+// never a decision; one whose sender panics fails them with an error too, and the store goes on.
+func TestCoalescedFailure(t *testing.T) {
+	srv := redistest.Start(t)
+	c, g := srv.Client(t), newGate()
+	s := redisstore.New(c, redisstore.WithCoalescing(1), redisstore.WithMinTTL(time.Hour))
+	l := limiter(t, s, "gcra 1/h burst 5", nil)
+	ctx := context.Background()
+	_, err := l.Peek(ctx, "load the script")
+	require.NoError(t, err)
+	c.AddHook(g)
+
+	for _, a := range []action{fail, crash} {
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		wg.Go(func() { _, errs[0] = l.TryAcquire(ctx, "first", 1) })
+		<-g.arrived
+		for i := 1; i < len(errs); i++ {
+			wg.Go(func() {
+				defer func() {
+					if r := recover(); r != nil {
+						errs[i] = fmt.Errorf("panicked: %v", r)
+					}
+				}()
+				_, errs[i] = l.TryAcquire(ctx, fmt.Sprint("batched", i), 1)
+			})
+		}
+		waitQueued(t, s, len(errs)-1)
+		g.release <- proceed
+		<-g.arrived
+		g.release <- a
+		wg.Wait()
+		require.NoError(t, errs[0])
+		for i := 1; i < len(errs); i++ {
+			require.Error(t, errs[i], "action %d, acquire %d", a, i)
+		}
+		g.release <- proceed // the store is not stalled: the next acquire goes alone
+		d, err := l.TryAcquire(ctx, "after", 1)
+		<-g.arrived
+		require.NoError(t, err)
+		require.True(t, d.Allowed)
+	}
 }

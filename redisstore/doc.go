@@ -118,18 +118,21 @@
 //
 // Acquires made at once by many goroutines share round trips. A Store keeps at most two round
 // trips of acquires in flight (see [WithCoalescing]); an Acquire made while both are busy waits,
-// and when one ends, every acquire that waited meanwhile goes in the next as one batch script call
-// per policy, checked one after the other as AcquireBatch checks them. The callers do the work:
+// and when one ends, every acquire that waited meanwhile goes in the next as a batch, the way
+// AcquireBatch sends one: on a single server one script call per policy, which checks them one
+// after the other; on a cluster or ring one script call each, pipelined. The callers do the work:
 // the store starts no goroutine. A serial caller always finds a round trip free, so its acquires
 // go alone, exactly as without coalescing. Under load a batch costs the server far less than as
 // many script calls, so throughput grows with the callers instead of stopping at the server's
-// speed for single scripts: with 64 goroutines on loopback, about three times redis_rate's.
+// speed for single scripts (see Performance).
 //
-// A batch in flight is not one caller's to cancel: it runs to its end (go-redis's timeouts bound
-// it) whatever the contexts of its acquires. An acquire whose context ends while it waits leaves
-// unsent and takes nothing; one whose context ends while its batch is in flight returns the
-// context's error at once, and may have been applied. A failed batch fails each of its acquires
-// with the cause. Peek and Reset are never coalesced.
+// A batch in flight is not one caller's to cancel: it runs to its end, bounded by the client's
+// read and write timeouts, whatever the contexts of its acquires (keep those timeouts on when
+// coalescing). An acquire whose context ends before its batch is sent is never sent and takes
+// nothing, even when it was to send the batch: it hands the batch on and returns at once. One whose
+// context ends while its batch is in flight returns the context's error at once, and may have been
+// applied; the caller that sends a batch waits for it. A failed batch fails each of its acquires
+// with the cause (a panic in sending it, with an error too). Peek and Reset are never coalesced.
 //
 // # Cluster
 //
