@@ -35,7 +35,9 @@ const (
 
 var errGate = errors.New("the gate failed the round trip")
 
-func newGate() *gate { return &gate{arrived: make(chan struct{}, 100), release: make(chan action, 100)} }
+func newGate() *gate {
+	return &gate{arrived: make(chan struct{}, 100), release: make(chan action, 100)}
+}
 
 func (g *gate) hold(cmds ...redis.Cmder) error {
 	g.add(cmds...)
