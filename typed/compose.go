@@ -46,10 +46,9 @@ func (l And[A, B]) DebitN(at time.Time, cost int64) (And[A, B], numerus.NextDebi
 // copying it: an And of several limiters is too large for registers.
 func (l *And[A, B]) debitN(at time.Time, cost int64) (And[A, B], numerus.NextDebitable, bool) {
 	if ns, ok := kernel.Instant(at); ok && l.p != nil {
-		n := *l
-		switch from, v := l.p.debit(unsafe.Pointer(&n), ns, cost); v {
+		switch from, v := l.p.debit(unsafe.Pointer(l), ns, cost); v {
 		case kernel.Admitted:
-			return n, numerus.DebitableFrom(at), true
+			return *l, numerus.DebitableFrom(at), true
 		case kernel.Refused:
 			return *l, numerus.DebitableAfter(at, time.Duration(from-ns)), false
 		}

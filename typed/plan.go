@@ -40,11 +40,10 @@ func leafAt(dst []planLeaf, off uintptr, k kind) ([]planLeaf, bool) {
 	return append(dst, planLeaf{off, k}), true
 }
 
-// debit takes cost at at from every leaf of the value at base, in place, and returns the And's
-// verdict: Admitted (at), Refused with the latest of the leaves' answers, or Undecided when a
-// leaf's fast path could not decide, in which case the value at base is partly written and must
-// be dropped. Refused, it is partly written too: the caller keeps the original. The leaves' fast
-// paths are inlined here, in one loop.
+// debit takes cost at at from every leaf of the value at base, all or nothing, and returns the
+// And's verdict: Admitted (at), having written each leaf's next state there; Refused, with the
+// latest of the leaves' answers, or Undecided, when a leaf's fast path could not decide, having
+// written nothing. It decides first and writes after, so that the value needs no copy.
 func (p *plan) debit(base unsafe.Pointer, at, cost int64) (int64, kernel.Verdict) {
 	refused, latest := false, at
 	for _, lf := range p.leaves {
@@ -53,15 +52,15 @@ func (p *plan) debit(base unsafe.Pointer, at, cost int64) (int64, kernel.Verdict
 		switch ptr := unsafe.Add(base, lf.off); lf.k {
 		case kindGCRA:
 			if g := (*GCRA)(ptr); g.k.P != nil {
-				g.k, from, v = g.k.Fast(at, cost)
+				_, from, v = g.k.Fast(at, cost)
 			}
 		case kindToken:
 			if b := (*TokenBucket)(ptr); b.k.P != nil {
-				b.k, from, v = b.k.Fast(at, cost)
+				_, from, v = b.k.Fast(at, cost)
 			}
 		case kindLeaky:
 			if b := (*LeakyBucket)(ptr); b.k.P != nil {
-				b.k, from, v = b.k.Fast(at, cost)
+				_, from, v = b.k.Fast(at, cost)
 			}
 		}
 		switch v {
@@ -73,6 +72,19 @@ func (p *plan) debit(base unsafe.Pointer, at, cost int64) (int64, kernel.Verdict
 	}
 	if refused {
 		return latest, kernel.Refused
+	}
+	for _, lf := range p.leaves { // every fast path admits: the same calls, written
+		switch ptr := unsafe.Add(base, lf.off); lf.k {
+		case kindGCRA:
+			g := (*GCRA)(ptr)
+			g.k, _, _ = g.k.Fast(at, cost)
+		case kindToken:
+			b := (*TokenBucket)(ptr)
+			b.k, _, _ = b.k.Fast(at, cost)
+		case kindLeaky:
+			b := (*LeakyBucket)(ptr)
+			b.k, _, _ = b.k.Fast(at, cost)
+		}
 	}
 	return at, kernel.Admitted
 }
