@@ -151,17 +151,16 @@ func (b *batch) scriptCall(idx []int) ([]string, []any) {
 	}
 	pr := first.pr
 	keys := make([]string, len(idx))
-	args := append(make([]any, 0, 4+len(pr.toks)+2*len(idx)), "B", b.s.minTTL, first.cost, first.when)
-	args = append(args, pr.toks...)
+	args := append(make([]any, 0, 5+len(idx)), "B", first.nums, b.s.minTTL, pr.text, pr.nums)
 	uniform := true
 	for n, i := range idx {
 		c := b.calls[i]
 		keys[n] = c.key
-		uniform = uniform && c.cost == first.cost && c.when == first.when
+		uniform = uniform && c.nums == first.nums
 	}
-	if !uniform { // each check's cost and time
+	if !uniform { // each check's numbers
 		for _, i := range idx {
-			args = append(args, b.calls[i].cost, b.calls[i].when)
+			args = append(args, b.calls[i].nums)
 		}
 	}
 	return keys, args

@@ -55,7 +55,7 @@ func TestAbandonedBeforeSent(t *testing.T) {
 	require.NoError(t, err)
 	queue := func(key string) *waiter {
 		w := co.pool.Get().(*waiter)
-		w.c, w.state = call{op: opAcquire, key: key, pr: pr, cost: "1", when: ""}, queued
+		w.c, w.state = call{op: opAcquire, key: key, pr: pr, nums: costs[1]}, queued
 		co.queue = append(co.queue, w)
 		return w
 	}

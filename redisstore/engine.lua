@@ -84,12 +84,14 @@ local function engine()
     return l, i + m + 1
   end
 
-  -- parse reads the policy at toks[first]: its root, its leaves and the index after it.
-  local function parse(toks, first)
-    local leaves = {}
-    local root, j = node(toks, first, leaves, 0)
-    if not j then return nil end
-    return root, leaves, j
+  -- parse reads the policy written text (its tokens joined by spaces): its root and its leaves, or
+  -- nil.
+  local function parse(text)
+    local toks, leaves = {}, {}
+    for w in string.gmatch(text, '%S+') do toks[#toks + 1] = w end
+    local root, j = node(toks, 1, leaves, 0)
+    if j ~= #toks + 1 then return nil end
+    return root, leaves
   end
 
   -- States: one table per leaf. Every kind but f keeps last, the latest instant it admitted; a log
@@ -429,9 +431,7 @@ local function engine()
     -- capacity does not refill, and alternating policies never gives back more than was left. It is
     -- defined on the only path that needs it.
     convert = function(old, root, leaves, now, vals)
-      local toks = {}
-      for w in string.gmatch(old, '%S+') do toks[#toks + 1] = w end
-      local root0, leaves0 = parse(toks, 1)
+      local root0, leaves0 = parse(old)
       if not root0 or (vals and not root0.i) then corrupt('unreadable policy') end
       local S0 = loadAll(leaves0, vals or rcall('HMGET', key, unpack(fields(leaves0))))
       local S = {}

@@ -4,11 +4,11 @@ import "github.com/numerus-closus/numerus/typed"
 
 // Encoding returns the script's encoding of p, as stored in a key's p field, for tests.
 func Encoding(p typed.Policy) (string, error) {
-	pr, err := compile(p)
+	pr, err := compile(p, "1")
 	if err != nil {
 		return "", err
 	}
-	return pr.toks[0].(string), nil
+	return pr.text.(string), nil
 }
 
 // Queued returns how many acquires wait for a round trip of s, for tests.

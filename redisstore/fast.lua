@@ -3,23 +3,35 @@
 -- integer at or below 2^53, which the Go side guarantees by validating the policy first.
 --
 -- One check:   KEYS[1] the subject's key.
---              ARGV op ('a' acquire, 'p' peek, 'r' reset), cost, caller time in µs ('' = server
---              TIME), the least TTL in ms, the policy's tokens joined by spaces, then the tokens:
---              '&' or '|' and a child count before the children, or a kind letter and its
---              numbers (see policy.go), in prefix order.
+--              ARGV op ('a' acquire, 'p' peek, 'r' reset, which needs nothing more), then:
+--                call   the check's numbers, packed '<dd': cost, and the caller's time in µs or
+--                       -1 for the server's (TIME);
+--                ttls   the least TTL in ms, in decimal, as SET PX takes it;
+--                pol    the policy: its tokens, joined by spaces: '&' or '|' and a child count
+--                       before the children, or a kind letter and its numbers (see policy.go), in
+--                       prefix order;
+--                nums   the policy's constants, packed '<dc1ddddd': the least TTL in ms again, then
+--                       for a plain policy its kind and five numbers (below), for any other '-'
+--                       and zeros.
 --              Reply: the decision (see below).
+--              The Go side validates every argument before it calls; the script trusts them, and
+--              never the state it reads.
 -- A batch:     KEYS the subjects' keys, all acquired under one policy, one after the other.
---              ARGV 'B', the least TTL, a cost and a caller time, the joined tokens, the tokens,
---              then, unless every key has that cost and time, each key's cost and caller time
---              ('' = server TIME, read once).
+--              ARGV 'B', call, ttls, pol, nums as above, then, unless every key has that call,
+--              each key's call (a time of -1 reads TIME once).
 --              Reply: for each check that failed, its index (from 1) and its error; then the
 --              decisions of all, one after the other (zeros for those that failed).
 -- Decision     little-endian doubles: allowed (0 or 1), remaining, limit, retry instant, full
 --              instant, now; -1 stands for never.
--- Keys         A plain policy (one leaf that is not a log) keeps a string: the joined tokens, a
---              zero byte, and the leaf's state. Every other policy keeps a hash: p = the joined
---              tokens; "<i>" = the state of leaf i; "<i>.<n>" = entry n of log leaf i (at, cum).
---              States are little-endian doubles (struct.pack), exact up to 2^53.
+-- Plain        one leaf that is not a log: its kind k and numbers a, b, c, d, e are, for g (gcra),
+--              t (token) and l (leaky) buckets, the rate N per P µs, the size, and for g the
+--              quotient and remainder of size·P by N; for f (finite) the size; for w (fixed
+--              window) and c (sliding counter), the width W, the limit and the origin O; unused
+--              numbers are 0.
+-- Keys         A plain policy keeps a string: pol, a zero byte, and the leaf's state. Every other
+--              policy keeps a hash: p = pol; "<i>" = the state of leaf i; "<i>.<n>" = entry n of
+--              log leaf i (at, cum). States are little-endian doubles (struct.pack), exact up to
+--              2^53. A key in any other form is corrupt: the check fails, and grants nothing.
 --
 -- The script is this file, engine.lua and main.lua, joined (see script.go). It runs in full on
 -- every call, and each function it defines is a closure made anew, at a cost of one binding per
@@ -29,45 +41,38 @@
 -- engine (engine.lua), which is defined only then, and which defines the code only logs, trees or
 -- a policy change need when they do. Both decide alike: the differential tests run every kind
 -- alone (the fast path) and in trees (the engine), against the in-process limiters.
+--
+-- What a call costs the server was measured (INFO commandstats, and loops of the script's body in
+-- one EVAL): each tonumber costs about as much as unpacking five doubles, so numbers come packed;
+-- a number passed to a Redis command is formatted, so the least TTL also comes as text; math.fmod
+-- costs three times the % operator, which the fast path uses where it is exact (below); Redis
+-- makes a Lua string of every argument, so the policy's tokens are not sent apart from pol.
+--
+-- x % y is x - floor(x/y)·y in doubles. For integers 0 <= x < 2^53 and y >= 1, the quotient rounds
+-- to floor(x/y) or one above it, whose product with y stays within 2^53 and so is exact: x % y is
+-- then the remainder, or the remainder less y, which the fast path corrects.
 
--- fast runs op on the subject at key under the policy written pol if it is plain: one leaf of kind
--- g, t, l, f, w or c (see leafOf in engine.lua), with numbers a, b, c and nothing after them
--- (extra is nil), which the script can run exactly. The key of a plain policy is a string: pol, a
--- zero byte, and the leaf's state, read in one GET (or given as got, from an MGET) and written in
--- one SET with its TTL. If the key holds that policy or nothing, fast returns the decision, as the
--- general engine would; otherwise (a policy that is not plain, a hash, another policy, a state it
--- cannot trust), it returns nil to leave the check to the general engine. It makes no closure
--- before the GCRA's code, the commonest, is done: each costs on every call.
-local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, extra, got)
+-- fast runs op on the subject at key under the plain policy pol, of kind k and numbers a, b, c, d,
+-- e (see the top of this file). Its key is a string: pol, a zero byte, and the leaf's state, read
+-- in one GET (or given as got, a string from an MGET) and written in one SET with its TTL. If the
+-- key holds that policy or nothing, fast returns the decision, as the general engine would;
+-- otherwise (another type, another policy, a state it cannot trust), it returns nil to leave the
+-- check to the general engine. It makes no closure before the GCRA's code, the commonest, is
+-- done: each costs on every call.
+local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, d, e, got)
   local MAXI = 2 ^ 53 -- no number may exceed it
-  if extra ~= nil or not a or a % 1 ~= 0 or a < 1 or a > MAXI then return nil end
-  if k == 'f' then
-    if b ~= nil then return nil end
-  elseif not (b and c and b % 1 == 0 and c % 1 == 0 and b >= 1 and c >= 0 and b <= MAXI and c <= MAXI) then
-    return nil
-  elseif k == 'g' or k == 't' or k == 'l' then
-    if c < 1 or c * b + a > MAXI then return nil end
-  elseif not ((k == 'w' or k == 'c') and c < a and (k == 'w' or a * b <= MAXI)) then
-    return nil
-  end
-  local NEVER, fmod, max, sunpack = math.huge, math.fmod, math.max, struct.unpack
+  local NEVER, sunpack = math.huge, struct.unpack
   local s = got
-  if not s then
-    s = redis.pcall('GET', key)
-    if type(s) == 'table' then return nil end -- not a string
-  end
+  if s == nil then s = redis.pcall('GET', key) end -- a table if not a string
   local fresh, n = not s, #pol
   if op == 'p' then cost = 1 end
   local ok, from, rem, full, out = false, NEVER, 0, now, nil
   local lim = c
-  if k == 'g' then -- the commonest: inline, with no function but fmod
-    local N, P, size = a, b, c
-    local F = size * P
-    local lr = fmod(F, N)
-    local lq = (F - lr) / N -- the TAT may run lq + lr/N µs ahead
+  if k == 'g' then -- the commonest: inline, with no function call but the GET and SET
+    local N, P, size, lq, lr = a, b, c, d, e -- the TAT may run lq + lr/N µs ahead
     local q, r, last = 0, 0, 0
     if not fresh then
-      if #s ~= n + 25 or s:byte(n + 1) ~= 0 then return nil end
+      if #s ~= n + 25 or s:byte(n + 1) ~= 0 then return nil end -- a table's length is 0
       local p
       p, q, r, last = sunpack('<sddd', s)
       if p ~= pol then return nil end
@@ -82,7 +87,8 @@ local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, extra, got)
       local bq, br = q, r
       if not (bq > at or (bq == at and br > 0)) then bq, br = at, 0 end
       local sc = cost * P
-      local m = fmod(sc, N)
+      local m = sc % N
+      if m < 0 then m = m + N end
       local nr, nq = br + m, bq + (sc - m) / N -- br and m are below N: carry at most 1
       if nr >= N then nr, nq = nr - N, nq + 1 end
       if nq - at < lq or (nq - at == lq and nr <= lr) then
@@ -93,7 +99,8 @@ local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, extra, got)
         end
       else
         local back = (size - cost) * P
-        local br2 = fmod(back, N)
+        local br2 = back % N
+        if br2 < 0 then br2 = br2 + N end
         local fq, fr = q - (back - br2) / N, r - br2
         if fr < 0 then fq, fr = fq - 1, fr + N end
         if fr > 0 then fq = fq + 1 end
@@ -105,15 +112,17 @@ local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, extra, got)
     else
       full = q
       if r > 0 then full = full + 1 end
-      local x = (q - at) * N + r -- the debt, in 1/N µs: rem = size - ceil(x/P)
-      local m = fmod(x, P)
+      local x = (q - at) * N + r -- the debt, in 1/N µs (at most size·P): rem = size - ceil(x/P)
+      local m = x % P
+      if m < 0 then m = m + P end
       rem = size - (x - m) / P
       if m > 0 then rem = rem - 1 end
     end
     if ok and op == 'a' then -- write: the TTL is the time until full, in ms rounded up, at least ttl
       local ms = full - now
       if ms > ttl * 1000 then -- ceil(ms/1000) > ttl: an integer below 2^53, sent exactly
-        local m = fmod(ms, 1000)
+        local m = ms % 1000
+        if m < 0 then m = m + 1000 end
         ms = (ms - m) / 1000
         if m > 0 then ms = ms + 1 end
         redis.call('SET', key, out, 'PX', ms)
@@ -126,6 +135,8 @@ local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, extra, got)
     if from == NEVER then from = -1 end
     return struct.pack('<dddddd', ok and 1 or 0, rem, lim, from, full, now)
   end
+
+  local fmod, max = math.fmod, math.max
 
   local function fdiv(x, y) return (x - fmod(x, y)) / y end
 
@@ -279,20 +290,16 @@ end
 
 -- A single check (ARGV: see the top of this file) under a plain policy, the commonest call, is
 -- decided here, before the general engine's function is even made; main.lua does the rest.
-local mode, cost, now, ttl = ARGV[1], nil, nil, nil
-if mode ~= 'B' and mode ~= 'r' then
-  cost, now, ttl = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
-  if now == '' then
+local mode, cost, now, ttl, kind, a, b, c, d, e = ARGV[1], nil, nil, nil, nil, nil, nil, nil, nil, nil
+if mode ~= 'r' then
+  cost, now = struct.unpack('<dd', ARGV[2])
+  if now < 0 and mode ~= 'B' then
     local t = redis.call('TIME')
     now = t[1] * 1000000 + t[2]
-  else
-    now = tonumber(now)
   end
-  if not (cost and now and ttl and cost % 1 == 0 and now % 1 == 0 and ttl % 1 == 0 and cost >= 1 and now >= 0 and
-        ttl >= 1 and cost <= 2 ^ 53 and now <= 2 ^ 53 and ttl <= 2 ^ 53) then
-    return redis.error_reply('NUMERUS_ARGS bad arguments for ' .. tostring(KEYS[1]))
+  ttl, kind, a, b, c, d, e = struct.unpack('<dc1ddddd', ARGV[5])
+  if mode ~= 'B' and kind ~= '-' then
+    local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[3], ARGV[4], kind, a, b, c, d, e, nil)
+    if reply then return reply end
   end
-  local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]),
-    tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10])
-  if reply then return reply end
 end

@@ -1,6 +1,8 @@
 package redisstore
 
 import (
+	"encoding/binary"
+	"math"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -19,11 +21,14 @@ const (
 	maxCached  = 1024    // compiled policies a Store keeps
 )
 
-// program is a typed.Policy in the script's terms: its tokens, in prefix order, and its capacity.
-// Equal policies (deciding alike, however written) have equal tokens.
+// program is a typed.Policy in the script's terms, for one store: its text (its tokens joined by
+// spaces, in prefix order: '&' or '|' and a child count, or a kind letter and its numbers), its
+// constants packed (see fast.lua: the store's least TTL, and a plain policy's kind and numbers),
+// both boxed once, and its capacity. Equal policies (deciding alike, however written) have equal
+// texts.
 type program struct {
-	toks  []any // the joined tokens, then the tokens: '&' or '|' and a child count, or a kind letter and its numbers
-	limit int64
+	text, nums any // strings
+	limit      int64
 }
 
 // CheckPolicy reports whether the script can run p exactly, in integer microseconds with every
@@ -40,7 +45,7 @@ func (s *Store) program(p typed.Policy) (*program, error) {
 	if v, ok := s.programs.Load(p); ok {
 		return v.(*program), nil
 	}
-	pr, err := compile(p)
+	pr, err := compile(p, s.minTTL.(string))
 	if err != nil {
 		return nil, err
 	}
@@ -53,24 +58,49 @@ func (s *Store) program(p typed.Policy) (*program, error) {
 	return pr, nil
 }
 
-func compile(p typed.Policy) (*program, error) {
+// compile returns p in the script's terms for a store whose least TTL is minTTL ms, in decimal.
+func compile(p typed.Policy, minTTL string) (*program, error) {
 	if p == (typed.Policy{}) {
 		return nil, &numerus.ParamError{Param: "policy", Problem: "is the zero typed.Policy: compile one with typed.Compile"}
 	}
-	var toks []any
+	var toks []string
 	if err := encode(&toks, p.Spec(), "", 0); err != nil {
 		return nil, err
 	}
-	words := make([]string, len(toks))
-	for i, t := range toks {
-		words[i] = t.(string)
+	ttl, err := strconv.ParseInt(minTTL, 10, 64)
+	if err != nil {
+		return nil, err
 	}
-	pr := &program{toks: append([]any{strings.Join(words, " ")}, toks...), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit}
+	pr := &program{text: strings.Join(toks, " "), nums: pack(ttl, toks), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit}
 	return pr, nil
 }
 
+// pack returns the constants of the policy of tokens toks for a store whose least TTL is ttl ms,
+// as the script reads them (see fast.lua): little-endian doubles, the TTL, then, for a plain
+// policy (one leaf that is not a log), its kind letter and five numbers, or '-' and zeros.
+func pack(ttl int64, toks []string) string {
+	var n [5]int64
+	kind := "-"
+	switch toks[0] {
+	case "g", "t", "l", "f", "w", "c":
+		kind = toks[0]
+		for i, t := range toks[1:] {
+			n[i], _ = strconv.ParseInt(t, 10, 64) // written by encode: valid
+		}
+		if kind == "g" { // the quotient and remainder of size·P by N
+			n[3], n[4] = n[2]*n[1]/n[0], n[2]*n[1]%n[0]
+		}
+	}
+	b := binary.LittleEndian.AppendUint64(nil, math.Float64bits(float64(ttl)))
+	b = append(b, kind...)
+	for _, x := range n {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(x)))
+	}
+	return string(b)
+}
+
 // encode appends the tokens of sp, whose path in the tree is path, at depth depth.
-func encode(toks *[]any, sp typed.Spec, path string, depth int) error {
+func encode(toks *[]string, sp typed.Spec, path string, depth int) error {
 	switch sp.Algo {
 	case typed.AlgoAnd, typed.AlgoOr:
 		if depth >= maxDepth || len(sp.Of) > maxKids {
@@ -101,7 +131,7 @@ func encode(toks *[]any, sp typed.Spec, path string, depth int) error {
 
 // encodeBucket appends a gcra, token or leaky bucket: the rate reduced to N tokens per P µs, and
 // the capacity.
-func encodeBucket(toks *[]any, sp typed.Spec, path string) error {
+func encodeBucket(toks *[]string, sp typed.Spec, path string) error {
 	if sp.Count < 1 || sp.Period < 1 {
 		return &numerus.ParamError{Param: path + "count", Problem: "and period must be positive"}
 	}
@@ -133,7 +163,7 @@ func encodeBucket(toks *[]any, sp typed.Spec, path string) error {
 // encodeWindow appends a fixed window or sliding counter (width in µs, limit, origin 0: package
 // typed aligns windows on the epoch), a sliding log (width, limit) or a bucketed one (width,
 // limit, sub-window).
-func encodeWindow(toks *[]any, sp typed.Spec, path string) error {
+func encodeWindow(toks *[]string, sp typed.Spec, path string) error {
 	if sp.Period < 1 || sp.Period%time.Microsecond != 0 {
 		return &numerus.ParamError{Param: path + "period", Problem: "must be a whole number of microseconds for the Redis store, got " + sp.Period.String()}
 	}

@@ -39,15 +39,15 @@ const (
 	opReset   = "r"
 )
 
-// call is one check: its key, its cost and the caller's time in µs as the script reads them (""
-// for the server's time), its policy, and the caller's instant in ns (base) when the request
-// carries one (caller true), from which the waits are measured.
+// call is one check: its key, its numbers as the script reads them (cost and the caller's time in
+// µs, or -1 for the server's, packed: see fast.lua), its policy, and the caller's instant in ns
+// (base) when the request carries one (caller true), from which the waits are measured.
 type call struct {
-	op, key    string
-	cost, when any
-	pr         *program
-	base       int64
-	caller     bool
+	op, key string
+	nums    any // a string
+	pr      *program
+	base    int64
+	caller  bool
 }
 
 func (c call) keys() []string { return []string{c.key} }
@@ -62,7 +62,7 @@ func (c call) argc() int {
 	if c.op == opReset {
 		return 1
 	}
-	return 4 + len(c.pr.toks)
+	return 5
 }
 
 // appendArgv appends the check's script arguments to args.
@@ -75,7 +75,7 @@ func (c call) appendArgv(args []any, minTTL any) []any {
 	default:
 		return append(args, opReset)
 	}
-	return append(append(args, c.cost, c.when, minTTL), c.pr.toks...)
+	return append(args, c.nums, minTTL, c.pr.text, c.pr.nums)
 }
 
 // command returns the check's script call as one command, verb (evalsha or eval) of script (the
@@ -92,13 +92,21 @@ func reset(r keyed.Request) call {
 	return call{op: opReset, key: string(r.Key)}
 }
 
-// costs holds the small costs as the script reads them, boxed once.
+// costs holds the numbers of checks of small costs at the server's time, packed and boxed once.
 var costs = func() (a [65]any) {
 	for i := range a {
-		a[i] = strconv.Itoa(i)
+		a[i] = packCall(int64(i), -1)
 	}
 	return a
 }()
+
+// packCall returns a check's numbers as the script reads them: cost, and the caller's time in µs
+// or -1 for the server's, as little-endian doubles (exact: both are below 2^53).
+func packCall(cost, at int64) string {
+	b := make([]byte, 0, 16)
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(cost)))
+	return string(binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(at))))
+}
 
 // call validates a check and builds its script call, before any server call.
 func (s *Store) call(op string, r keyed.Request) (call, error) {
@@ -114,17 +122,16 @@ func (s *Store) call(op string, r keyed.Request) (call, error) {
 		return call{}, &numerus.ParamError{Param: "cost", Problem: "must be from 1 to the capacity " +
 			strconv.FormatInt(pr.limit, 10) + " of " + r.Policy.String() + ", got " + strconv.FormatInt(cost, 10)}
 	}
-	c := call{op: op, key: string(r.Key), pr: pr, when: ""}
-	if cost < int64(len(costs)) {
-		c.cost = costs[cost]
-	} else {
-		c.cost = strconv.FormatInt(cost, 10)
-	}
+	c := call{op: op, key: string(r.Key), pr: pr}
 	if !r.At.IsZero() {
 		if r.At.Before(time.Unix(0, 0)) || r.At.UnixMicro() > maxInstant {
 			return call{}, &numerus.ParamError{Param: "time", Problem: "must lie between 1970 and 2112 for the Redis store, got " + r.At.String()}
 		}
-		c.when, c.base, c.caller = strconv.FormatInt(r.At.UnixMicro(), 10), r.At.UnixNano(), true
+		c.nums, c.base, c.caller = packCall(cost, r.At.UnixMicro()), r.At.UnixNano(), true
+	} else if cost < int64(len(costs)) {
+		c.nums = costs[cost]
+	} else {
+		c.nums = packCall(cost, -1)
 	}
 	return c, nil
 }
