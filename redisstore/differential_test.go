@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -132,4 +133,60 @@ func compare(t *rapid.T, name string, d keyed.Decision, err error, want keyed.De
 
 func TestDifferentialStandalone(t *testing.T) {
 	differential(t, redistest.Start(t).Client(t))
+}
+
+// TestDifferentialLarge compares, as differential does, buckets on numbers near the script's
+// bound of 2^53, alone (the fast path) and in a tree (the general engine): rates of up to
+// thousands of tokens a microsecond or one token in days, bursts that fill all the room 2^53
+// leaves (size·P + N, and a refill of at most 2^51 µs), costs of any size, instants up to 2112,
+// and steps as long as a refill.
+func TestDifferentialLarge(t *testing.T) {
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	rapid.Check(t, func(rt *rapid.T) {
+		ref := memory.New(memory.WithGrace(math.MaxInt64)) // keeps what the script keeps, through steps of years
+		count := rapid.SampledFrom([]int64{1, 3, 8, 1000, 4096}).Draw(rt, "count")
+		per := rapid.SampledFrom([]int64{1, 7, 1500, 86_400_000_000}).Draw(rt, "per µs")
+		g := gcd(count, per)
+		n, p := count/g, per/g
+		most := min((1<<53-n)/p, ((1<<51)*n-n+1)/p) // the largest size the script keeps exact
+		size := most - rapid.Int64Range(0, most-1).Draw(rt, "room left")
+		algo := rapid.SampledFrom([]typed.Algo{typed.AlgoGCRA, typed.AlgoToken, typed.AlgoLeaky}).Draw(rt, "algo")
+		sp := typed.Spec{Algo: algo, Count: count, Period: time.Duration(per) * time.Microsecond, Burst: size}
+		if rapid.Bool().Draw(rt, "tree") { // the general engine's turn
+			sp = typed.Spec{Algo: typed.AlgoAnd, Of: []typed.Spec{sp, sp}}
+		}
+		pol, err := typed.Compile(sp)
+		if err != nil {
+			rt.Fatalf("%v", err)
+		}
+		if err := s.CheckPolicy(pol); err != nil {
+			rt.Fatalf("%v: %v", pol, err)
+		}
+		span := (size*p + n - 1) / n // µs from empty to full
+		key := []byte(t.Name() + ":" + strconv.FormatInt(subjects.Add(1), 10))
+		us := rapid.Int64Range(0, 1<<52).Draw(rt, "t0") // µs since the epoch
+		for i := range rapid.IntRange(1, 20).Draw(rt, "steps") {
+			us = min(max(us+rapid.Int64Range(-span/4, span/4).Draw(rt, "dt"), 0), 1<<52)
+			at := time.UnixMicro(us)
+			name := fmt.Sprintf("step %d at %d µs on %s", i, at.UnixMicro(), pol)
+			r := keyed.Request{Key: key, Policy: pol, Cost: rapid.Int64Range(1, size).Draw(rt, "cost"), At: at}
+			if rapid.IntRange(0, 3).Draw(rt, "op") == 0 {
+				d, err := s.Peek(ctx, r)
+				want, _ := ref.Peek(ctx, r)
+				compare(rt, name+" peek", d, err, want)
+				continue
+			}
+			d, err := s.Acquire(ctx, r)
+			want, _ := ref.Acquire(ctx, r)
+			compare(rt, fmt.Sprintf("%s acquire %d", name, r.Cost), d, err, want)
+		}
+	})
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

@@ -203,7 +203,7 @@ local function engine()
     elseif k == 'l' then
       local el, lvl = at - st.last, 0
       if el < cdiv(st.a, l.N) then lvl = st.a - el * l.N end
-      local over = lvl + cost * l.P - l.full
+      local over = lvl - (l.full - cost * l.P) -- lvl + cost·P may pass 2^53: not exact
       if over > 0 then return false, at + cdiv(over, l.N) end
       return true, at, { a = lvl + cost * l.P, last = at }
     elseif k == 'w' or k == 'c' then

@@ -179,7 +179,7 @@ local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, d, e, got)
       local lvl = 0
       if at - last < cdiv(x, N) then lvl = x - (at - last) * N end
       if cost <= size then
-        local over = lvl + cost * P - F
+        local over = lvl - (F - cost * P) -- lvl + cost·P may pass 2^53: not exact
         if over > 0 then
           from = at + cdiv(over, N)
         else
