@@ -151,17 +151,24 @@ func (b *batch) scriptCall(idx []int) ([]string, []any) {
 	}
 	pr := first.pr
 	keys := make([]string, len(idx))
-	args := append(make([]any, 0, 5+len(idx)), "B", first.nums, b.s.minTTL, pr.text, pr.nums)
+	args := append(make([]any, 0, 4+len(idx)), "B", b.s.minTTL, pr.text, pr.consts)
 	uniform := true
 	for n, i := range idx {
 		c := b.calls[i]
 		keys[n] = c.key
 		uniform = uniform && c.nums == first.nums
 	}
-	if !uniform { // each check's numbers
+	switch {
+	case !uniform: // each check's numbers
 		for _, i := range idx {
-			args = append(args, b.calls[i].nums)
+			nums := b.calls[i].nums
+			if nums == nil {
+				nums = packCall(1, -1)
+			}
+			args = append(args, nums)
 		}
+	case first.nums != nil: // every check's
+		args = append(args, first.nums)
 	}
 	return keys, args
 }

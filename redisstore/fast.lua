@@ -4,21 +4,23 @@
 --
 -- One check:   KEYS[1] the subject's key.
 --              ARGV op ('a' acquire, 'p' peek, 'r' reset, which needs nothing more), then:
---                call   the check's numbers, packed '<dd': cost, and the caller's time in µs or
---                       -1 for the server's (TIME);
 --                ttls   the least TTL in ms, in decimal, as SET PX takes it;
 --                pol    the policy: its tokens, joined by spaces: '&' or '|' and a child count
 --                       before the children, or a kind letter and its numbers (see policy.go), in
 --                       prefix order;
---                nums   the policy's constants, packed '<dc1ddddd': the least TTL in ms again, then
+--                consts the policy's constants, packed '<dc1ddddd': the least TTL in ms again, then
 --                       for a plain policy its kind and five numbers (below), for any other '-'
---                       and zeros.
+--                       and zeros;
+--                call   the check's numbers, packed '<dd': cost, and the caller's time in µs or
+--                       -1 for the server's (TIME); absent for the commonest check, of cost 1 at
+--                       the server's time.
 --              Reply: the decision (see below).
 --              The Go side validates every argument before it calls; the script trusts them, and
 --              never the state it reads.
 -- A batch:     KEYS the subjects' keys, all acquired under one policy, one after the other.
---              ARGV 'B', call, ttls, pol, nums as above, then, unless every key has that call,
---              each key's call (a time of -1 reads TIME once).
+--              ARGV 'B', ttls, pol, consts as above, then no call (each check of cost 1 at the
+--              server's time), one (every check's), or one for each key. The server's time is
+--              read once.
 --              Reply: for each check that failed, its index (from 1) and its error; then the
 --              decisions of all, one after the other (zeros for those that failed).
 -- Decision     little-endian doubles: allowed (0 or 1), remaining, limit, retry instant, full
@@ -290,16 +292,17 @@ end
 
 -- A single check (ARGV: see the top of this file) under a plain policy, the commonest call, is
 -- decided here, before the general engine's function is even made; main.lua does the rest.
-local mode, cost, now, ttl, kind, a, b, c, d, e = ARGV[1], nil, nil, nil, nil, nil, nil, nil, nil, nil
+local mode, cost, now, ttl, kind, a, b, c, d, e = ARGV[1], 1, -1, nil, nil, nil, nil, nil, nil, nil
 if mode ~= 'r' then
-  cost, now = struct.unpack('<dd', ARGV[2])
+  local call = ARGV[5]
+  if call then cost, now = struct.unpack('<dd', call) end
   if now < 0 and mode ~= 'B' then
     local t = redis.call('TIME')
     now = t[1] * 1000000 + t[2]
   end
-  ttl, kind, a, b, c, d, e = struct.unpack('<dc1ddddd', ARGV[5])
+  ttl, kind, a, b, c, d, e = struct.unpack('<dc1ddddd', ARGV[4])
   if mode ~= 'B' and kind ~= '-' then
-    local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[3], ARGV[4], kind, a, b, c, d, e, nil)
+    local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[2], ARGV[3], kind, a, b, c, d, e, nil)
     if reply then return reply end
   end
 end

@@ -8,7 +8,7 @@ if mode == 'r' then
   return 1
 end
 
-local pol = ARGV[4]
+local pol = ARGV[3]
 local check, parse = engine()
 local root, leaves = parse(pol)
 if not root then return redis.error_reply('NUMERUS_ARGS bad policy for ' .. tostring(KEYS[1])) end
@@ -17,9 +17,9 @@ if mode ~= 'B' then -- one check that fast left to the engine
   return check(KEYS[1], mode, cost, now, ttl, pol, root, leaves)
 end
 
--- A batch: ARGV 'B', call, ttls, pol, nums, then, unless every key has that call, each key's.
-local each = #ARGV == 5 + #KEYS
-if not (each or #ARGV == 5) then
+-- A batch: ARGV 'B', ttls, pol, consts, then no call, one, or each key's.
+local each = #ARGV == 4 + #KEYS
+if not (each or #ARGV <= 5) then
   return redis.error_reply('NUMERUS_ARGS bad arguments for ' .. tostring(KEYS[1]))
 end
 local got -- the keys' strings, for the fast path: false for a key that is absent or not a string
@@ -33,7 +33,7 @@ end
 local cost1, now1 = cost, now
 for n, name in ipairs(KEYS) do
   cost, now = cost1, now1
-  if each then cost, now = struct.unpack('<dd', ARGV[5 + n]) end
+  if each then cost, now = struct.unpack('<dd', ARGV[4 + n]) end
   if now < 0 then
     if not server then
       local t = redis.call('TIME')
@@ -46,7 +46,7 @@ for n, name in ipairs(KEYS) do
     local pre = nil -- its string, or nil to read it: it is absent, not a string, or was checked before
     if not seen[name] then pre = got[n] or nil end
     seen[name] = true
-    done, res = pcall(fast, name, 'a', cost, now, ttl, ARGV[3], pol, kind, a, b, c, d, e, pre)
+    done, res = pcall(fast, name, 'a', cost, now, ttl, ARGV[2], pol, kind, a, b, c, d, e, pre)
   end
   if done and not res then done, res = pcall(check, name, 'a', cost, now, ttl, pol, root, leaves) end
   if done then

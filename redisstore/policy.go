@@ -27,8 +27,8 @@ const (
 // both boxed once, and its capacity. Equal policies (deciding alike, however written) have equal
 // texts.
 type program struct {
-	text, nums any // strings
-	limit      int64
+	text, consts any // strings
+	limit        int64
 }
 
 // CheckPolicy reports whether the script can run p exactly, in integer microseconds with every
@@ -71,7 +71,7 @@ func compile(p typed.Policy, minTTL string) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	pr := &program{text: strings.Join(toks, " "), nums: pack(ttl, toks), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit}
+	pr := &program{text: strings.Join(toks, " "), consts: pack(ttl, toks), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit}
 	return pr, nil
 }
 

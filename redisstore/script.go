@@ -44,7 +44,7 @@ const (
 // (base) when the request carries one (caller true), from which the waits are measured.
 type call struct {
 	op, key string
-	nums    any // a string
+	nums    any // a string, or nil for a cost of 1 at the server's time: the script's default
 	pr      *program
 	base    int64
 	caller  bool
@@ -59,8 +59,11 @@ func (c call) argv(minTTL any) []any {
 
 // argc is the number of the check's script arguments.
 func (c call) argc() int {
-	if c.op == opReset {
+	switch {
+	case c.op == opReset:
 		return 1
+	case c.nums == nil:
+		return 4
 	}
 	return 5
 }
@@ -75,7 +78,11 @@ func (c call) appendArgv(args []any, minTTL any) []any {
 	default:
 		return append(args, opReset)
 	}
-	return append(args, c.nums, minTTL, c.pr.text, c.pr.nums)
+	args = append(args, minTTL, c.pr.text, c.pr.consts)
+	if c.nums != nil {
+		args = append(args, c.nums)
+	}
+	return args
 }
 
 // command returns the check's script call as one command, verb (evalsha or eval) of script (the
@@ -92,10 +99,13 @@ func reset(r keyed.Request) call {
 	return call{op: opReset, key: string(r.Key)}
 }
 
-// costs holds the numbers of checks of small costs at the server's time, packed and boxed once.
+// costs holds the numbers of checks of small costs at the server's time, packed and boxed once;
+// nil for a cost of 1, the script's default.
 var costs = func() (a [65]any) {
 	for i := range a {
-		a[i] = packCall(int64(i), -1)
+		if i != 1 {
+			a[i] = packCall(int64(i), -1)
+		}
 	}
 	return a
 }()
