@@ -37,52 +37,109 @@
 --
 -- The script is this file, engine.lua and main.lua, joined (see script.go). It runs in full on
 -- every call, and each function it defines is a closure made anew, at a cost of one binding per
--- upvalue, so it defines few, and none with many upvalues. A subject under a plain policy, kept
+-- upvalue, so it defines few, each only where it is needed. A subject under a plain policy, kept
 -- under that policy or not at all (the common case), takes the fast path of this file:
--- straight-line code on plain numbers, one GET and one SET. Every other check runs the general
--- engine (engine.lua), which is defined only then, and which defines the code only logs, trees or
--- a policy change need when they do. Both decide alike: the differential tests run every kind
--- alone (the fast path) and in trees (the engine), against the in-process limiters.
+-- straight-line code in the main chunk, on plain numbers, one GET and one SET, no function made or
+-- called for a GCRA. Every other check runs the general engine (engine.lua), which is defined only
+-- then, and which defines the code only logs, trees or a policy change need when they do. Both
+-- decide alike: the differential tests run every kind alone (the fast path) and in trees (the
+-- engine), against the in-process limiters.
 --
--- What a call costs the server was measured (INFO commandstats, and loops of the script's body in
--- one EVAL): each tonumber costs about as much as unpacking five doubles, so numbers come packed;
--- a number passed to a Redis command is formatted, so the least TTL also comes as text; math.fmod
--- costs three times the % operator, which the fast path uses where it is exact (below); Redis
--- makes a Lua string of every argument, so the policy's tokens are not sent apart from pol.
+-- What a call costs the server was measured (instructions per EVALSHA under callgrind, INFO
+-- commandstats): calling any C function (struct.pack, tonumber, string.byte, math.fmod) costs
+-- some 600 instructions, a Lua operation some 30 to 100, a redis.call several thousand (TIME
+-- 6000, SET 15000); so the numbers come packed (tonumber parses text at 1900 a number), the check
+-- of cost 1 at the server's time sends none, % replaces math.fmod where it is exact (below), the
+-- least TTL comes as text too (a number passed to a Redis command is formatted), and the policy's
+-- tokens are not sent apart from pol (Redis makes a Lua string of every argument). A table reply
+-- costs more than the packed one.
 --
 -- x % y is x - floor(x/y)·y in doubles. For integers 0 <= x < 2^53 and y >= 1, the quotient rounds
 -- to floor(x/y) or one above it, whose product with y stays within 2^53 and so is exact: x % y is
 -- then the remainder, or the remainder less y, which the fast path corrects.
 
--- fast runs op on the subject at key under the plain policy pol, of kind k and numbers a, b, c, d,
--- e (see the top of this file). Its key is a string: pol, a zero byte, and the leaf's state, read
--- in one GET (or given as got, a string from an MGET) and written in one SET with its TTL. If the
--- key holds that policy or nothing, fast returns the decision, as the general engine would;
--- otherwise (another type, another policy, a state it cannot trust), it returns nil to leave the
--- check to the general engine. It makes no closure before the GCRA's code, the commonest, is
--- done: each costs on every call.
-local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, d, e, got)
-  local MAXI = 2 ^ 53 -- no number may exceed it
-  local NEVER, sunpack = math.huge, struct.unpack
-  local s = got
-  if s == nil then s = redis.pcall('GET', key) end -- a table if not a string
+-- The arguments, read once: a batch's checks share them, but for their own numbers (call).
+local mode = ARGV[1]
+if mode == 'r' then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+local ttls, pol, batch = ARGV[2], ARGV[3], mode == 'B'
+local ttl, k, a, b, c, d, e = struct.unpack('<dc1ddddd', ARGV[4])
+local op, cost, now, each = mode, 1, -1, false
+if ARGV[5] then cost, now = struct.unpack('<dd', ARGV[5]) end
+local server -- the server's time in µs, read once
+if now < 0 then
+  local t = redis.call('TIME')
+  server = t[1] * 1000000 + t[2]
+  now = server
+end
+local decided, failed, seen, got, fail -- a batch's decisions, failures, keys checked, strings read
+if batch then
+  op, each, decided, failed, seen = 'a', #ARGV == 4 + #KEYS, {}, {}, {}
+  if k ~= '-' then got = redis.call('MGET', unpack(KEYS)) end -- false if absent or not a string
+  fail = function(i, err) -- the i-th check failed with the error reply err
+    decided[i] = '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
+    failed[#failed + 1] = i
+    failed[#failed + 1] = err
+  end
+end
+local MAXI = 2 ^ 53 -- no number may exceed it
+local fmod, max, NEVER, fdiv, cdiv, int -- for the kinds but the GCRA: made only for them
+if k ~= 'g' and k ~= '-' then
+  fmod, max, NEVER = math.fmod, math.max, math.huge
+  fdiv = function(x, y) return (x - fmod(x, y)) / y end
+  cdiv = function(x, y)
+    local r = fmod(x, y)
+    local q = (x - r) / y
+    if r > 0 then q = q + 1 end
+    return q
+  end
+  int = function(x, lo, hi) return x % 1 == 0 and x >= lo and x <= hi end
+end
+
+-- The fast path: the checks, in turn, of a plain policy pol of kind k and numbers a, b, c, d, e
+-- (see the top of this file), on subjects whose key holds that policy or nothing. The key is a
+-- string: pol, a zero byte, and the leaf's state, read in one GET (or from the batch's MGET) and
+-- written in one SET with its TTL. The fast path decides as the general engine does; at the first
+-- check it cannot decide (a key of another type or policy, a state it cannot trust), it stops
+-- (break), and main.lua leaves that check and the rest to the engine. The GCRA, the commonest,
+-- comes first, and calls no function but the GET and SET.
+local i = 1 -- the check at hand
+while k ~= '-' and KEYS[i] do
+  local key = KEYS[i]
+  if each then
+    cost, now = struct.unpack('<dd', ARGV[4 + i])
+    if now < 0 then
+      if not server then
+        local t = redis.call('TIME')
+        server = t[1] * 1000000 + t[2]
+      end
+      now = server
+    end
+  end
+  local s = nil
+  if got then
+    if not seen[key] then s = got[i] or nil end -- a key checked before is read again
+    seen[key] = true
+  end
+  if s == nil then s = redis.pcall('GET', key) end -- a table if not a string: its length is 0
   local fresh, n = not s, #pol
-  if op == 'p' then cost = 1 end
-  local ok, from, rem, full, out = false, NEVER, 0, now, nil
-  local lim = c
-  if k == 'g' then -- the commonest: inline, with no function call but the GET and SET
+  local reply, werr -- the decision, or the error of the write
+  if k == 'g' then
     local N, P, size, lq, lr = a, b, c, d, e -- the TAT may run lq + lr/N µs ahead
     local q, r, last = 0, 0, 0
     if not fresh then
-      if #s ~= n + 25 or s:byte(n + 1) ~= 0 then return nil end -- a table's length is 0
+      if #s ~= n + 25 or s:byte(n + 1) ~= 0 then break end
       local p
-      p, q, r, last = sunpack('<sddd', s)
-      if p ~= pol then return nil end
+      p, q, r, last = struct.unpack('<sddd', s)
+      if p ~= pol then break end
       if not (q % 1 == 0 and r % 1 == 0 and last % 1 == 0 and q >= 0 and r >= 0 and last >= 0 and q <= MAXI and
             r < N and last <= MAXI) or q - last > lq or (q - last == lq and r > lr) then
-        return nil
+        break
       end
     end
+    local ok, from, out = false, -1, nil
     local at = now
     if last > at then at = last end
     if cost <= size then
@@ -94,7 +151,7 @@ local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, d, e, got)
       local nr, nq = br + m, bq + (sc - m) / N -- br and m are below N: carry at most 1
       if nr >= N then nr, nq = nr - N, nq + 1 end
       if nq - at < lq or (nq - at == lq and nr <= lr) then
-        ok = true
+        ok, from = true, now
         if op == 'a' then
           q, r, last = nq, nr, at
           out = struct.pack('<sddd', pol, q, r, last)
@@ -109,9 +166,8 @@ local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, d, e, got)
         from = fq
       end
     end
-    if not (q > at or (q == at and r > 0)) then
-      rem, full = size, at
-    else
+    local rem, full = size, at
+    if q > at or (q == at and r > 0) then
       full = q
       if r > 0 then full = full + 1 end
       local x = (q - at) * N + r -- the debt, in 1/N µs (at most size·P): rem = size - ceil(x/P)
@@ -120,189 +176,166 @@ local function fast(key, op, cost, now, ttl, ttls, pol, k, a, b, c, d, e, got)
       rem = size - (x - m) / P
       if m > 0 then rem = rem - 1 end
     end
-    if ok and op == 'a' then -- write: the TTL is the time until full, in ms rounded up, at least ttl
+    if out then -- write: the TTL is the time until full, in ms rounded up, at least ttl
       local ms = full - now
       if ms > ttl * 1000 then -- ceil(ms/1000) > ttl: an integer below 2^53, sent exactly
         local m = ms % 1000
         if m < 0 then m = m + 1000 end
         ms = (ms - m) / 1000
         if m > 0 then ms = ms + 1 end
-        redis.call('SET', key, out, 'PX', ms)
+        werr = redis.pcall('SET', key, out, 'PX', ms).err
       else -- the least TTL, as the caller wrote it: no number to format
-        redis.call('SET', key, out, 'PX', ttls)
+        werr = redis.pcall('SET', key, out, 'PX', ttls).err
       end
-      return struct.pack('<dddddd', 1, rem, lim, now, full, now)
     end
-    if ok then from = now end
-    if from == NEVER then from = -1 end
-    return struct.pack('<dddddd', ok and 1 or 0, rem, lim, from, full, now)
-  end
-
-  local fmod, max = math.fmod, math.max
-
-  local function fdiv(x, y) return (x - fmod(x, y)) / y end
-
-  local function cdiv(x, y)
-    local r = fmod(x, y)
-    local q = (x - r) / y
-    if r > 0 then q = q + 1 end
-    return q
-  end
-
-  local function int(x, lo, hi) return x % 1 == 0 and x >= lo and x <= hi end
-
-  if k == 't' or k == 'l' then
-    local N, P, size = a, b, c
-    local F = size * P
-    local x, last = 0, 0 -- tokens (t) or water (l), scaled by P
-    if k == 't' then x = F end
-    if not fresh then
-      if #s ~= n + 17 or s:byte(n + 1) ~= 0 then return nil end
-      local p
-      p, x, last = sunpack('<sdd', s)
-      if p ~= pol then return nil end
-      if not (int(x, 0, F) and int(last, 0, MAXI)) then return nil end
-    end
-    local at = max(now, last)
-    if k == 't' then
-      local have = F
-      if at - last < cdiv(F - x, N) then have = x + (at - last) * N end
-      local want = cost * P
-      if cost <= size then
-        if have >= want then
-          ok = true
-          if op == 'a' then have = have - want end
-        else
-          from = at + cdiv(want - have, N)
+    reply = struct.pack('<dddddd', ok and 1 or 0, rem, size, from, full, now)
+  else
+    local ok, from, rem, full, out = false, NEVER, 0, now, nil
+    local lim = c
+    if k == 't' or k == 'l' then
+      local N, P, size = a, b, c
+      local F = size * P
+      local x, last = 0, 0 -- tokens (t) or water (l), scaled by P
+      if k == 't' then x = F end
+      if not fresh then
+        if #s ~= n + 17 or s:byte(n + 1) ~= 0 then break end
+        local p
+        p, x, last = struct.unpack('<sdd', s)
+        if p ~= pol then break end
+        if not (int(x, 0, F) and int(last, 0, MAXI)) then break end
+      end
+      local at = max(now, last)
+      if k == 't' then
+        local have = F
+        if at - last < cdiv(F - x, N) then have = x + (at - last) * N end
+        local want = cost * P
+        if cost <= size then
+          if have >= want then
+            ok = true
+            if op == 'a' then have = have - want end
+          else
+            from = at + cdiv(want - have, N)
+          end
         end
-      end
-      x, rem, full = have, fdiv(have, P), at + cdiv(F - have, N)
-    else
-      local lvl = 0
-      if at - last < cdiv(x, N) then lvl = x - (at - last) * N end
-      if cost <= size then
-        local over = lvl - (F - cost * P) -- lvl + cost·P may pass 2^53: not exact
-        if over > 0 then
-          from = at + cdiv(over, N)
-        else
-          ok = true
-          if op == 'a' then lvl = lvl + cost * P end
-        end
-      end
-      x, rem, full = lvl, fdiv(F - lvl, P), at + cdiv(lvl, N)
-    end
-    if ok and op == 'a' then out = struct.pack('<sdd', pol, x, at) end
-  elseif k == 'f' then
-    local x = a
-    lim = a
-    if not fresh then
-      if #s ~= n + 9 or s:byte(n + 1) ~= 0 then return nil end
-      local p
-      p, x = sunpack('<sd', s)
-      if p ~= pol then return nil end
-      if not int(x, 0, a) then return nil end
-    end
-    if cost <= x then
-      ok = true
-      if op == 'a' then
-        x = x - cost
-        out = struct.pack('<sd', pol, x)
-      end
-    end
-    rem = x
-    if x < a then full = NEVER end
-  else -- w, c: windows of width W aligned on O
-    local W, size, O = a, b, c
-    lim = size
-    local ws, wp, wc, last = 0, 0, 0, 0
-    if not fresh then
-      if #s ~= n + 33 or s:byte(n + 1) ~= 0 then return nil end
-      local p
-      p, ws, wp, wc, last = sunpack('<sdddd', s)
-      if p ~= pol then return nil end
-      if not (int(ws, -MAXI, MAXI) and int(wp, 0, size) and int(wc, 0, size) and int(last, 0, MAXI)) or
-          (k == 'w' and wp ~= 0) then
-        return nil
-      end
-      if wp + wc > 0 then
-        local m = fmod(ws - O, W)
-        if m < 0 then m = m + W end
-        if m ~= 0 or ws > last then return nil end
-      end
-    end
-    local at = max(now, last)
-    local m = fmod(at - O, W)
-    if m < 0 then m = m + W end
-    local st = at - m
-    local prev, cur = 0, 0
-    if st == ws then
-      prev, cur = wp, wc
-    elseif k == 'c' and ws < st and st - ws == W then
-      prev = wc
-    end
-    if cost <= size then
-      local room = size - cur - cost
-      if k == 'w' then
-        if room < 0 then from = st + W else ok = true end
-      elseif room >= 0 and prev * (W - (at - st)) <= room * W then
-        ok = true
+        x, rem, full = have, fdiv(have, P), at + cdiv(F - have, N)
       else
-        from = nil
-        if room >= 0 and prev > room then -- the least elapsed e with prev·(W−e) ≤ room·W
-          local e = W - fdiv(room * W, prev)
-          if e < W then from = st + e end
-        elseif room >= 0 then
-          from = st
+        local lvl = 0
+        if at - last < cdiv(x, N) then lvl = x - (at - last) * N end
+        if cost <= size then
+          local over = lvl - (F - cost * P) -- lvl + cost·P may pass 2^53: not exact
+          if over > 0 then
+            from = at + cdiv(over, N)
+          else
+            ok = true
+            if op == 'a' then lvl = lvl + cost * P end
+          end
         end
-        if not from then
-          local e = 0
-          if cur > size - cost then e = W - fdiv((size - cost) * W, cur) end
-          from = st + W + e
+        x, rem, full = lvl, fdiv(F - lvl, P), at + cdiv(lvl, N)
+      end
+      if ok and op == 'a' then out = struct.pack('<sdd', pol, x, at) end
+    elseif k == 'f' then
+      local x = a
+      lim = a
+      if not fresh then
+        if #s ~= n + 9 or s:byte(n + 1) ~= 0 then break end
+        local p
+        p, x = struct.unpack('<sd', s)
+        if p ~= pol then break end
+        if not int(x, 0, a) then break end
+      end
+      if cost <= x then
+        ok = true
+        if op == 'a' then
+          x = x - cost
+          out = struct.pack('<sd', pol, x)
         end
       end
-      if ok and op == 'a' then
-        cur = cur + cost
-        if k == 'w' then prev = 0 end
-        out = struct.pack('<sdddd', pol, st, prev, cur, at)
+      rem = x
+      if x < a then full = NEVER end
+    else -- w, c: windows of width W aligned on O
+      local W, size, O = a, b, c
+      lim = size
+      local ws, wp, wc, last = 0, 0, 0, 0
+      if not fresh then
+        if #s ~= n + 33 or s:byte(n + 1) ~= 0 then break end
+        local p
+        p, ws, wp, wc, last = struct.unpack('<sdddd', s)
+        if p ~= pol then break end
+        if not (int(ws, -MAXI, MAXI) and int(wp, 0, size) and int(wc, 0, size) and int(last, 0, MAXI)) or
+            (k == 'w' and wp ~= 0) then
+          break
+        end
+        if wp + wc > 0 then
+          local m = fmod(ws - O, W)
+          if m < 0 then m = m + W end
+          if m ~= 0 or ws > last then break end
+        end
+      end
+      local at = max(now, last)
+      local m = fmod(at - O, W)
+      if m < 0 then m = m + W end
+      local st = at - m
+      local prev, cur = 0, 0
+      if st == ws then
+        prev, cur = wp, wc
+      elseif k == 'c' and ws < st and st - ws == W then
+        prev = wc
+      end
+      if cost <= size then
+        local room = size - cur - cost
+        if k == 'w' then
+          if room < 0 then from = st + W else ok = true end
+        elseif room >= 0 and prev * (W - (at - st)) <= room * W then
+          ok = true
+        else
+          from = nil
+          if room >= 0 and prev > room then -- the least elapsed e with prev·(W−e) ≤ room·W
+            local e = W - fdiv(room * W, prev)
+            if e < W then from = st + e end
+          elseif room >= 0 then
+            from = st
+          end
+          if not from then
+            local e = 0
+            if cur > size - cost then e = W - fdiv((size - cost) * W, cur) end
+            from = st + W + e
+          end
+        end
+        if ok and op == 'a' then
+          cur = cur + cost
+          if k == 'w' then prev = 0 end
+          out = struct.pack('<sdddd', pol, st, prev, cur, at)
+        end
+      end
+      rem, full = size - cur, at
+      if k == 'c' then
+        rem = (size - cur) * W - prev * (W - (at - st))
+        if rem > 0 then rem = fdiv(rem, W) else rem = 0 end
+        if cur > 0 then full = st + 2 * W elseif prev > 0 then full = st + W end
+      elseif cur > 0 then
+        full = st + W
       end
     end
-    rem, full = size - cur, at
-    if k == 'c' then
-      rem = (size - cur) * W - prev * (W - (at - st))
-      if rem > 0 then rem = fdiv(rem, W) else rem = 0 end
-      if cur > 0 then full = st + 2 * W elseif prev > 0 then full = st + W end
-    elseif cur > 0 then
-      full = st + W
+    local flag = 0
+    if ok then
+      flag, from = 1, now
+      if op == 'a' then
+        local u = full
+        if full == NEVER then u = MAXI - 1 end -- a spent finite bucket: kept until 2255
+        local ms = cdiv(max(0, u - now), 1000) -- below 2^53: sent exactly
+        if ms > ttl then
+          werr = redis.pcall('SET', key, out, 'PX', ms).err
+        else
+          werr = redis.pcall('SET', key, out, 'PX', ttls).err
+        end
+      end
     end
+    if from == NEVER then from = -1 end
+    if full == NEVER then full = -1 end
+    reply = struct.pack('<dddddd', flag, rem, lim, from, full, now)
   end
-  local flag = 0
-  if ok then
-    flag, from = 1, now
-    if op == 'a' then
-      local u = full
-      if full == NEVER then u = MAXI - 1 end -- a spent finite bucket: kept until 2255
-      local ms = cdiv(max(0, u - now), 1000) -- below 2^53: sent exactly
-      if ms > ttl then redis.call('SET', key, out, 'PX', ms) else redis.call('SET', key, out, 'PX', ttls) end
-    end
-  end
-  if from == NEVER then from = -1 end
-  if full == NEVER then full = -1 end
-  return struct.pack('<dddddd', flag, rem, lim, from, full, now)
-end
-
--- A single check (ARGV: see the top of this file) under a plain policy, the commonest call, is
--- decided here, before the general engine's function is even made; main.lua does the rest.
-local mode, cost, now, ttl, kind, a, b, c, d, e = ARGV[1], 1, -1, nil, nil, nil, nil, nil, nil, nil
-if mode ~= 'r' then
-  local call = ARGV[5]
-  if call then cost, now = struct.unpack('<dd', call) end
-  if now < 0 and mode ~= 'B' then
-    local t = redis.call('TIME')
-    now = t[1] * 1000000 + t[2]
-  end
-  ttl, kind, a, b, c, d, e = struct.unpack('<dc1ddddd', ARGV[4])
-  if mode ~= 'B' and kind ~= '-' then
-    local reply = fast(KEYS[1], mode, cost, now, ttl, ARGV[2], ARGV[3], kind, a, b, c, d, e, nil)
-    if reply then return reply end
-  end
+  if werr then reply = { err = werr } end
+  if not batch then return reply end
+  if werr then fail(i, reply) else decided[i] = reply end
+  i = i + 1
 end
