@@ -59,15 +59,16 @@
 -- then the remainder, or the remainder less y, which the fast path corrects.
 
 -- The arguments, read once: a batch's checks share them, but for their own numbers (call).
-local mode = ARGV[1]
+local A, K = ARGV, KEYS -- locals cost less than globals
+local mode = A[1]
 if mode == 'r' then
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', K[1])
   return 1
 end
-local ttls, pol, batch = ARGV[2], ARGV[3], mode == 'B'
-local ttl, k, a, b, c, d, e = struct.unpack('<dc1ddddd', ARGV[4])
+local ttls, pol, batch = A[2], A[3], mode == 'B'
+local ttl, k, a, b, c, d, e = struct.unpack('<dc1ddddd', A[4])
 local op, cost, now, each = mode, 1, -1, false
-if ARGV[5] then cost, now = struct.unpack('<dd', ARGV[5]) end
+if A[5] then cost, now = struct.unpack('<dd', A[5]) end
 local server -- the server's time in µs, read once
 if now < 0 then
   local t = redis.call('TIME')
@@ -76,8 +77,8 @@ if now < 0 then
 end
 local decided, failed, seen, got, fail -- a batch's decisions, failures, keys checked, strings read
 if batch then
-  op, each, decided, failed, seen = 'a', #ARGV == 4 + #KEYS, {}, {}, {}
-  if k ~= '-' then got = redis.call('MGET', unpack(KEYS)) end -- false if absent or not a string
+  op, each, decided, failed, seen = 'a', #A == 4 + #K, {}, {}, {}
+  if k ~= '-' then got = redis.call('MGET', unpack(K)) end -- false if absent or not a string
   fail = function(i, err) -- the i-th check failed with the error reply err
     decided[i] = '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
     failed[#failed + 1] = i
@@ -106,10 +107,10 @@ end
 -- (break), and main.lua leaves that check and the rest to the engine. The GCRA, the commonest,
 -- comes first, and calls no function but the GET and SET.
 local i = 1 -- the check at hand
-while k ~= '-' and KEYS[i] do
-  local key = KEYS[i]
+while k ~= '-' and K[i] do
+  local key = K[i]
   if each then
-    cost, now = struct.unpack('<dd', ARGV[4 + i])
+    cost, now = struct.unpack('<dd', A[4 + i])
     if now < 0 then
       if not server then
         local t = redis.call('TIME')

@@ -1,15 +1,15 @@
 -- The main part of the numerus redisstore script: see fast.lua. The general engine runs the checks
 -- the fast path left, from the i-th on: all of them, for a policy that is not plain.
 
-if KEYS[i] then
+if K[i] then
   local check, parse = engine()
   local root, leaves = parse(pol)
-  if not root then return redis.error_reply('NUMERUS_ARGS bad policy for ' .. tostring(KEYS[i])) end
-  if not batch then return check(KEYS[1], op, cost, now, ttl, pol, root, leaves) end
-  while KEYS[i] do
-    local name = KEYS[i]
+  if not root then return redis.error_reply('NUMERUS_ARGS bad policy for ' .. tostring(K[i])) end
+  if not batch then return check(K[1], op, cost, now, ttl, pol, root, leaves) end
+  while K[i] do
+    local name = K[i]
     if each then
-      cost, now = struct.unpack('<dd', ARGV[4 + i])
+      cost, now = struct.unpack('<dd', A[4 + i])
       if now < 0 then
         if not server then
           local t = redis.call('TIME')
