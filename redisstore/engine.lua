@@ -548,7 +548,7 @@ local function engine()
       if full == NEVER then until_ = MAXI - 1 end -- a spent finite bucket: kept until 2255
       local ms = sfmt('%d', max(ttl, cdiv(max(0, until_ - now), 1000)))
       if root.i and root.k ~= 's' and root.k ~= 'b' then -- a plain policy: a string, as fast writes it
-        rcall('SET', key, pol .. '\0' .. dump(root, S[1]), 'PX', ms)
+        rcall('PSETEX', key, ms, pol .. '\0' .. dump(root, S[1]))
       else
         if rewrite or plainOld then rcall('DEL', key) end
         local args, dels = { 'HSET', key }, { 'HDEL', key }

@@ -4,7 +4,7 @@
 --
 -- One check:   KEYS[1] the subject's key.
 --              ARGV op ('a' acquire, 'p' peek, 'r' reset, which needs nothing more), then:
---                ttls   the least TTL in ms, in decimal, as SET PX takes it;
+--                ttls   the least TTL in ms, in decimal, as PSETEX takes it;
 --                pol    the policy: its tokens, joined by spaces: '&' or '|' and a child count
 --                       before the children, or a kind letter and its numbers (see policy.go), in
 --                       prefix order;
@@ -39,20 +39,20 @@
 -- every call, and each function it defines is a closure made anew, at a cost of one binding per
 -- upvalue, so it defines few, each only where it is needed. A subject under a plain policy, kept
 -- under that policy or not at all (the common case), takes the fast path of this file:
--- straight-line code in the main chunk, on plain numbers, one GET and one SET, no function made or
--- called for a GCRA. Every other check runs the general engine (engine.lua), which is defined only
--- then, and which defines the code only logs, trees or a policy change need when they do. Both
--- decide alike: the differential tests run every kind alone (the fast path) and in trees (the
--- engine), against the in-process limiters.
+-- straight-line code in the main chunk, on plain numbers, one GET and one PSETEX (a SET with its
+-- TTL, which costs less than SET PX), no function made or called for a GCRA. Every other check runs
+-- the general engine (engine.lua), which is defined only then, and which defines the code only
+-- logs, trees or a policy change need when they do. Both decide alike: the differential tests run
+-- every kind alone (the fast path) and in trees (the engine), against the in-process limiters.
 --
 -- What a call costs the server was measured (instructions per EVALSHA under callgrind, INFO
--- commandstats): calling any C function (struct.pack, tonumber, string.byte, math.fmod) costs
--- some 600 instructions, a Lua operation some 30 to 100, a redis.call several thousand (TIME
--- 6000, SET 15000); so the numbers come packed (tonumber parses text at 1900 a number), the check
--- of cost 1 at the server's time sends none, % replaces math.fmod where it is exact (below), the
--- least TTL comes as text too (a number passed to a Redis command is formatted), and the policy's
--- tokens are not sent apart from pol (Redis makes a Lua string of every argument). A table reply
--- costs more than the packed one.
+-- commandstats): calling any C function (struct.pack, tonumber, string.byte, math.fmod) costs some
+-- 600 instructions, a Lua operation some 30 to 100, a redis.call several thousand (TIME 6000,
+-- PSETEX 11000); so the numbers come packed (tonumber parses text at 1900 a number), the check of
+-- cost 1 at the server's time sends none, % replaces math.fmod where it is exact (below), the least
+-- TTL comes as text too (a number passed to a Redis command is formatted), and the policy's tokens
+-- are not sent apart from pol (Redis makes a Lua string of every argument). A table reply costs
+-- more than the packed one.
 --
 -- x % y is x - floor(x/y)·y in doubles. For integers 0 <= x < 2^53 and y >= 1, the quotient rounds
 -- to floor(x/y) or one above it, whose product with y stays within 2^53 and so is exact: x % y is
@@ -102,10 +102,10 @@ end
 -- The fast path: the checks, in turn, of a plain policy pol of kind k and numbers a, b, c, d, e
 -- (see the top of this file), on subjects whose key holds that policy or nothing. The key is a
 -- string: pol, a zero byte, and the leaf's state, read in one GET (or from the batch's MGET) and
--- written in one SET with its TTL. The fast path decides as the general engine does; at the first
+-- written in one PSETEX. The fast path decides as the general engine does; at the first
 -- check it cannot decide (a key of another type or policy, a state it cannot trust), it stops
 -- (break), and main.lua leaves that check and the rest to the engine. The GCRA, the commonest,
--- comes first, and calls no function but the GET and SET.
+-- comes first, and calls no function but the GET and PSETEX.
 local i = 1 -- the check at hand
 while k ~= '-' and K[i] do
   local key = K[i]
@@ -184,9 +184,9 @@ while k ~= '-' and K[i] do
         if m < 0 then m = m + 1000 end
         ms = (ms - m) / 1000
         if m > 0 then ms = ms + 1 end
-        werr = redis.pcall('SET', key, out, 'PX', ms).err
+        werr = redis.pcall('PSETEX', key, ms, out).err
       else -- the least TTL, as the caller wrote it: no number to format
-        werr = redis.pcall('SET', key, out, 'PX', ttls).err
+        werr = redis.pcall('PSETEX', key, ttls, out).err
       end
     end
     reply = struct.pack('<dddddd', ok and 1 or 0, rem, size, from, full, now)
@@ -325,9 +325,9 @@ while k ~= '-' and K[i] do
         if full == NEVER then u = MAXI - 1 end -- a spent finite bucket: kept until 2255
         local ms = cdiv(max(0, u - now), 1000) -- below 2^53: sent exactly
         if ms > ttl then
-          werr = redis.pcall('SET', key, out, 'PX', ms).err
+          werr = redis.pcall('PSETEX', key, ms, out).err
         else
-          werr = redis.pcall('SET', key, out, 'PX', ttls).err
+          werr = redis.pcall('PSETEX', key, ttls, out).err
         end
       end
     end

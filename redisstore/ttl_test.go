@@ -58,7 +58,7 @@ func (m *monitor) send(args ...string) {
 
 var quoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 
-// ttl returns the key and the TTL in ms of the next command that sets one: SET key value PX ms
+// ttl returns the key and the TTL in ms of the next command that sets one: PSETEX key ms value
 // (a plain policy's string) or PEXPIRE key ms (a hash).
 func (m *monitor) ttl(t *testing.T) (string, string) {
 	t.Helper()
@@ -72,8 +72,8 @@ func (m *monitor) ttl(t *testing.T) (string, string) {
 		switch {
 		case len(args) == 3 && strings.EqualFold(args[0], "pexpire"):
 			return args[1], args[2]
-		case len(args) == 5 && strings.EqualFold(args[0], "set") && strings.EqualFold(args[3], "px"):
-			return args[1], args[4]
+		case len(args) == 4 && strings.EqualFold(args[0], "psetex"):
+			return args[1], args[2]
 		}
 	}
 }
