@@ -143,15 +143,14 @@
 //
 // # Performance
 //
-// For a plain policy (a GCRA, say) the script costs the server about 52k instructions for an
-// admission and 40k for a refusal (counted under callgrind), against 63k and 49k for
-// go-redis/redis_rate's; most of it is Redis's own cost of running a script and its commands
-// (TIME, GET and SET with a TTL alone cost 38k). On a shared two-core machine that is about 22µs
-// and 15µs of server time a serial check (INFO commandstats), against 28µs and 19µs; trees and
-// logs cost more. On a shared two-core machine, a
-// serial check over loopback takes as long as redis_rate's (44–60µs each, depending on the load;
-// within a few percent when the two are interleaved), 64 goroutines get about its throughput,
-// and a batch of 100 costs 6–8µs a check, the server's writes dominating. Subjects that refill
-// within milliseconds cost the server about 6µs more a check unless [WithMinTTL] keeps their keys
-// (see Expiry). See the bench module for the comparison, run by run.
+// For a plain policy (a GCRA, say) the script costs the server about 49k instructions for an
+// admission (of a fresh key) and 41k for a refusal (counted under callgrind), against 62k and 50k
+// for go-redis/redis_rate's; most of it is Redis's own cost of running a script and its commands
+// (TIME, GET and SET with a TTL alone cost 37k). On a shared two-core machine that is about 22µs
+// and 16µs of server time a serial check (INFO commandstats), against 28µs and 20µs; trees and logs
+// cost more. A serial check over loopback takes as long as redis_rate's (44–60µs each, depending on
+// the load; within a few percent when the two are interleaved), 64 goroutines get about its
+// throughput, and a batch of 100 costs 6–8µs a check, the server's writes dominating. Subjects that
+// refill within milliseconds cost the server about 6µs more a check unless [WithMinTTL] keeps their
+// keys (see Expiry). See the bench module for the comparison, run by run.
 package redisstore
