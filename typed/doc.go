@@ -141,6 +141,10 @@
 // whole nanoseconds per token, time moving forward, far from the year 2262) is decided by the
 // kernel's fast path inlined into DebitN, with no call at all; a refusal's answer is
 // numerus.DebitableAfter, which spares the time arithmetic until the caller asks for the instant.
+// FixedWindow and SlidingWindowCount do the same for a debit in the window they count, without a
+// division (the counter compares its estimate as products; only the instant it answers a refusal
+// with takes one). SlidingWindowCount holds its four numbers in three words, so that the value,
+// like the others, fits in registers.
 // An And or Or calls its children through Go's generic dispatch, which copies their values in and
 // out at each level: And of three GCRAs costs several times one GCRA (see bench/RESULTS.md),
 // still without allocating. [Policy.DebitN] allocates nothing for policies that fit a State's 12 inline words
