@@ -28,13 +28,40 @@ func debitPlanFor(r result) debitPlan {
 	return debitPlan{every: time.Hour, burst: 1, drain: 1, step: time.Nanosecond}
 }
 
+// A windowPlan is the same for the window algorithms (fixed window, sliding counter): n tokens
+// per window, drained by drain debits at t0 (the start of a window), then debited once per
+// iteration at instants step apart.
+type windowPlan struct {
+	window time.Duration
+	n      int64
+	drain  int64
+	step   time.Duration
+}
+
+// windowPlanFor returns the window plan whose every debit answers r: for allow, a debit every
+// microsecond, 1,000 a window, under a limit of 2,000 a millisecond (the sliding counter adds the
+// previous window's count, weighted, to the current one's: at the rate of its limit it would refuse
+// some); for deny, all 10 tokens of an hour's window taken at t0 and the instants advancing by a
+// nanosecond.
+func windowPlanFor(r result) windowPlan {
+	if r == allow {
+		return windowPlan{window: time.Millisecond, n: 2000, step: time.Microsecond}
+	}
+	return windowPlan{window: time.Hour, n: 10, drain: 10, step: time.Nanosecond}
+}
+
 // BenchmarkDebit is one debit of one token at an explicit instant, admitted or refused: the cost
-// of the decision itself, with no clock read.
+// of the decision itself, with no clock read. lib=numerus-typed is the typed GCRA; the typed token
+// and leaky buckets run the same plan, the typed fixed window and sliding counter the window plan.
 func BenchmarkDebit(b *testing.B) {
 	for _, r := range results {
-		p := debitPlanFor(r)
+		p, w := debitPlanFor(r), windowPlanFor(r)
 		b.Run(name("lib", "numerus-iface", "result", r), func(b *testing.B) { debitNumerus(b, p, r) })
 		b.Run(name("lib", "numerus-typed", "result", r), func(b *testing.B) { debitTyped(b, p, r) })
+		b.Run(name("lib", "numerus-typed-token", "result", r), func(b *testing.B) { debitTypedToken(b, p, r) })
+		b.Run(name("lib", "numerus-typed-leaky", "result", r), func(b *testing.B) { debitTypedLeaky(b, p, r) })
+		b.Run(name("lib", "numerus-typed-window", "result", r), func(b *testing.B) { debitTypedWindow(b, w, r) })
+		b.Run(name("lib", "numerus-typed-count", "result", r), func(b *testing.B) { debitTypedCount(b, w, r) })
 		b.Run(name("lib", "xrate", "result", r), func(b *testing.B) { debitXrate(b, p, r) })
 	}
 }

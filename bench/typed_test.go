@@ -42,6 +42,63 @@ func debitTyped(b *testing.B, p debitPlan, r result) {
 	checkAllowed(b, r, allowed, b.N)
 }
 
+// debitTypedToken runs the debit plan on a typed token bucket, as debitTyped does on a GCRA.
+func debitTypedToken(b *testing.B, p debitPlan, r result) {
+	l := drainTyped(b, must(typed.NewTokenBucket(p.burst, numerus.Every(p.every))), t0, p.drain)
+	b.ReportAllocs()
+	tl, allowed := newTimeline(b, t0, p.step), 0
+	var ok bool
+	for b.Loop() {
+		if l, _, ok = l.Debit(tl.next()); ok {
+			allowed++
+		}
+	}
+	checkAllowed(b, r, allowed, b.N)
+}
+
+// debitTypedLeaky runs the debit plan on a typed leaky bucket, as debitTyped does on a GCRA.
+func debitTypedLeaky(b *testing.B, p debitPlan, r result) {
+	l := drainTyped(b, must(typed.NewLeakyBucket(p.burst, numerus.Every(p.every))), t0, p.drain)
+	b.ReportAllocs()
+	tl, allowed := newTimeline(b, t0, p.step), 0
+	var ok bool
+	for b.Loop() {
+		if l, _, ok = l.Debit(tl.next()); ok {
+			allowed++
+		}
+	}
+	checkAllowed(b, r, allowed, b.N)
+}
+
+// debitTypedWindow runs the window plan on a typed fixed window, as debitTyped does on a GCRA.
+func debitTypedWindow(b *testing.B, p windowPlan, r result) {
+	l := drainTyped(b, must(typed.NewFixedWindow(p.window, p.n)), t0, p.drain)
+	b.ReportAllocs()
+	tl, allowed := newTimeline(b, t0, p.step), 0
+	var ok bool
+	for b.Loop() {
+		if l, _, ok = l.Debit(tl.next()); ok {
+			allowed++
+		}
+	}
+	checkAllowed(b, r, allowed, b.N)
+}
+
+// debitTypedCount runs the window plan on a typed sliding window counter, as debitTyped does on a
+// GCRA.
+func debitTypedCount(b *testing.B, p windowPlan, r result) {
+	l := drainTyped(b, must(typed.NewSlidingWindowCount(p.window, p.n)), t0, p.drain)
+	b.ReportAllocs()
+	tl, allowed := newTimeline(b, t0, p.step), 0
+	var ok bool
+	for b.Loop() {
+		if l, _, ok = l.Debit(tl.next()); ok {
+			allowed++
+		}
+	}
+	checkAllowed(b, r, allowed, b.N)
+}
+
 // allOfTyped runs the composed plan on typed.And of three typed GCRA values.
 func allOfTyped(b *testing.B, p composedPlan, r result) {
 	var gs [3]typed.GCRA

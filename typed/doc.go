@@ -141,12 +141,17 @@
 // whole nanoseconds per token, time moving forward, far from the year 2262) is decided by the
 // kernel's fast path inlined into DebitN, with no call at all; a refusal's answer is
 // numerus.DebitableAfter, which spares the time arithmetic until the caller asks for the instant.
-// An And whose tree holds only Ands of GCRAs, token buckets and leaky buckets debits its leaves
-// in one flat loop, their fast paths inlined, by a plan of where each leaf lies in the value that
-// NewAnd makes once; any other tree (an Or, a window, a log) calls its children through Go's
-// generic dispatch, which copies their values in and out at each level. Either way an And of three
-// costs several times one limiter, not three: the composed value is too large for registers and
-// is copied in and out of each call (see bench/RESULTS.md); neither allocates. [Policy.DebitN] allocates nothing for policies that fit a State's 12 inline words
+// FixedWindow and SlidingWindowCount do the same for a debit in the window they count, without a
+// division (the counter compares its estimate as products; only the instant it answers a refusal
+// with takes one). SlidingWindowCount holds its four numbers in three words, so that the value,
+// like the others, fits in registers.
+// An And whose tree holds only Ands of GCRAs, token and leaky buckets and fixed windows debits its
+// leaves in one flat loop, their fast paths inlined, by a plan of where each leaf lies in the
+// value that NewAnd makes once; any other tree (an Or, a counter, a log) calls its children
+// through Go's generic dispatch, which copies their values in and out at each level. Either way
+// an And of three costs several times one limiter, not three: the composed value is too large for
+// registers and is copied in and out of each call (see bench/RESULTS.md); neither allocates.
+// [Policy.DebitN] allocates nothing for policies that fit a State's 12 inline words
 // (any three algorithms) and hold no sliding log. Stores call [Policy.DebitIn] instead: it debits
 // a State in place, on instants in nanoseconds, and reports the status with the verdict, in about
 // half the time of DebitN and Status. See bench_test.go.

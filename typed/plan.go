@@ -10,12 +10,12 @@ import (
 // generic dispatch, which calls the child's method indirectly (never inlined) and copies each
 // child's value out and back at every level of the tree; for three small limiters the copies cost
 // more than the arithmetic. An And whose tree holds only Ands and leaves with a fast path (GCRA,
-// token and leaky buckets) instead carries a plan, made once by NewAnd: where each leaf lies in the
-// And's value and what kind it is. DebitN then runs each leaf's fast path in place on a copy of
-// the value, in one loop with no call, and falls back to the general debit whenever a fast path
-// cannot decide. The unsafe pointer arithmetic is confined to this file: offsets come from
-// unsafe.Offsetof on the very types they index, and each leaf is read only as the kind its type
-// says it is.
+// token and leaky buckets, fixed windows) instead carries a plan, made once by NewAnd: where each
+// leaf lies in the And's value and what kind it is. DebitN then runs every leaf's fast path on
+// the receiver's copy of the value, in one loop with no call, writing only once all admit, and
+// takes the general debit whenever a fast path cannot decide. The unsafe pointer arithmetic is
+// confined to this file and And's layout: offsets come from unsafe.Offsetof on the very types
+// they index, and each leaf is read only as the kind its type says it is.
 
 // A plan lists the leaves of an And tree, every one of a kind with a fast path.
 type plan struct{ leaves []planLeaf }
@@ -62,6 +62,10 @@ func (p *plan) debit(base unsafe.Pointer, at, cost int64) (int64, kernel.Verdict
 			if b := (*LeakyBucket)(ptr); b.k.P != nil {
 				_, from, v = b.k.Fast(at, cost)
 			}
+		case kindWindow:
+			if w := (*FixedWindow)(ptr); w.k.P != nil {
+				_, from, v = w.k.Fast(at, cost)
+			}
 		}
 		switch v {
 		case kernel.Undecided:
@@ -84,6 +88,9 @@ func (p *plan) debit(base unsafe.Pointer, at, cost int64) (int64, kernel.Verdict
 		case kindLeaky:
 			b := (*LeakyBucket)(ptr)
 			b.k, _, _ = b.k.Fast(at, cost)
+		case kindWindow:
+			w := (*FixedWindow)(ptr)
+			w.k, _, _ = w.k.Fast(at, cost)
 		}
 	}
 	return at, kernel.Admitted

@@ -57,6 +57,8 @@ func TestLikeRoot(t *testing.T) {
 		checkLikeRoot[And[GCRA, And[TokenBucket, LeakyBucket]]](t, pair(AlgoAnd, leafGen(AlgoGCRA), inner))
 		inner = pair(AlgoAnd, leafGen(AlgoGCRA), leafGen(AlgoGCRA))
 		checkLikeRoot[And[And[GCRA, GCRA], TokenBucket]](t, pair(AlgoAnd, inner, leafGen(AlgoToken)))
+		inner = pair(AlgoAnd, leafGen(AlgoWindow), leafGen(AlgoLeaky))
+		checkLikeRoot[And[FixedWindow, And[FixedWindow, LeakyBucket]]](t, pair(AlgoAnd, leafGen(AlgoWindow), inner))
 	})
 	t.Run("or", func(t *testing.T) {
 		checkLikeRoot[Or[TokenBucket, SlidingWindowCount]](t, pair(AlgoOr, leafGen(AlgoToken), leafGen(AlgoCount)))

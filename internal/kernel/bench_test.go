@@ -35,13 +35,13 @@ func BenchmarkDebit(b *testing.B) {
 		benchPaths(b, Finite{Size: math.MaxInt64, Left: math.MaxInt64}, us, Finite{Size: 5, Left: 5})
 	})
 	b.Run("algo=window", func(b *testing.B) {
-		a := &WindowPolicy{Width: us, Limit: 1, Origin: benchStart}
-		r := &WindowPolicy{Width: sec, Limit: 5, Origin: benchStart}
+		a := NewWindow(us, 1, benchStart)
+		r := NewWindow(sec, 5, benchStart)
 		benchPaths(b, a.FreshWindow(), us, r.FreshWindow())
 	})
 	b.Run("algo=count", func(b *testing.B) {
-		a := &WindowPolicy{Width: sec, Limit: 1000, Origin: benchStart}
-		r := &WindowPolicy{Width: sec, Limit: 5, Origin: benchStart}
+		a := NewWindow(sec, 1000, benchStart)
+		r := NewWindow(sec, 5, benchStart)
 		benchPaths(b, a.FreshCounter(), 2*sec/1000, r.FreshCounter())
 	})
 	b.Run("algo=buckets", func(b *testing.B) {

@@ -75,7 +75,7 @@ func WindowOf(width, limit, origin int64) (*WindowPolicy, *Invalid) {
 	if origin == MinInstant || origin == MaxInstant {
 		return nil, &Invalid{"start", "lies outside the years 1678 to 2262"}
 	}
-	return &WindowPolicy{Width: width, Limit: limit, Origin: origin}, nil
+	return NewWindow(width, limit, origin), nil
 }
 
 // LogOf validates a sliding-log policy split into windows sub-windows, with 1 for the exact log

@@ -1,9 +1,33 @@
 package kernel
 
+import (
+	"math"
+	"math/bits"
+)
+
 // WindowPolicy is a validated fixed-window policy: at most Limit tokens in each window of Width ns,
 // the windows aligned on Origin.
 type WindowPolicy struct {
 	Width, Limit, Origin int64
+	span                 uint64 // the fixed window's fast path takes windows whose start s has s − (MinInstant+1) < span
+	costs                uint64 // the counter's fast path takes costs up to it: Limit, or 0 if none
+	limW                 int64  // Limit·Width, when costs > 0
+}
+
+// fastLo is the least start of a window that can take a fast path, MinInstant+1, unsigned: a window
+// that starts at MinInstant may have been cut short (see start), so its length is not Width.
+const fastLo = uint64(1<<63 + 1)
+
+// NewWindow returns the policy; the caller has checked width ≥ 1 and limit ≥ 1.
+func NewWindow(width, limit, origin int64) *WindowPolicy {
+	p := &WindowPolicy{Width: width, Limit: limit, Origin: origin}
+	// A window in the span ends at Start+Width ≤ MaxInstant: its end is an instant, not Never.
+	p.span = diff(MinInstant, MaxInstant-width) // s in (MinInstant, MaxInstant−width]
+	// The counter's fast path compares Prev·(W−e) + (Cur+cost)·W, at most 3·Limit·W, with Limit·W.
+	if hi, lo := bits.Mul64(uint64(limit), uint64(width)); hi == 0 && lo <= math.MaxInt64/3 {
+		p.costs, p.limW = uint64(limit), int64(lo)
+	}
+	return p
 }
 
 // start returns the start of the window holding at. The window that begins before MinInstant
@@ -38,6 +62,35 @@ func (w FixedWindow) countAt(at int64) (int64, int64) {
 
 // Debit counts cost tokens at at.
 func (w FixedWindow) Debit(at, cost int64) (FixedWindow, int64, bool) {
+	if w.P != nil {
+		if next, from, v := w.Fast(at, cost); v != Undecided {
+			return next, from, v == Admitted
+		}
+	}
+	return w.debit(at, cost)
+}
+
+// Fast is Debit's common case, small enough to be inlined (see GCRA.Fast): an instant not before
+// Last that lies in the window counted, a window that holds tokens (so that Start is the start of
+// a window, not a value restored with nothing counted), does not start at MinInstant (where it may
+// have been cut short) and ends by MaxInstant, and a cost within the limit. It takes no division:
+// the window's end, which a refusal answers, is Start+Width. It returns Undecided otherwise. w must
+// have a policy.
+func (w FixedWindow) Fast(at, cost int64) (FixedWindow, int64, Verdict) {
+	p := w.P
+	if at < w.Last || uint64(at-w.Start) >= uint64(p.Width) || uint64(w.Start)-fastLo >= p.span ||
+		uint64(cost-1) >= uint64(p.Limit) || w.Count < 1 {
+		return w, 0, Undecided
+	}
+	if w.Count > p.Limit-cost {
+		return w, w.Start + p.Width, Refused
+	}
+	w.Count, w.Last = w.Count+cost, at
+	return w, at, Admitted
+}
+
+// debit is Debit for every case.
+func (w FixedWindow) debit(at, cost int64) (FixedWindow, int64, bool) {
 	CheckCost(cost)
 	p := w.P
 	if p == nil || cost > p.Limit {

@@ -57,6 +57,13 @@ func TestJudge(t *testing.T) {
 	assert.Equal(t, met, byWant["interface debit faster than x/time/rate AllowN(t, 1)"], "40 ns < 50 ns")
 	assert.Equal(t, met, byWant["interface debit: at most 1 alloc/op"])
 	assert.Equal(t, met, byWant["typed debit at least 8× faster than x/time/rate AllowN(t, 1)"], "5 ns is 10× faster")
+	assert.Equal(t, met, byWant["typed fixed window debit at least 8× faster than x/time/rate AllowN(t, 1)"],
+		"6 ns is 8.3× faster")
+	assert.Equal(t, missed, byWant["typed sliding window counter debit at least 8× faster than x/time/rate AllowN(t, 1)"],
+		"7 ns is 7.1× faster")
+	assert.Equal(t, met, byWant["typed sliding window counter debit: 0 allocs/op"])
+	assert.Equal(t, pending, byWant["typed token bucket debit at least 8× faster than x/time/rate AllowN(t, 1)"],
+		"the token bucket did not run")
 	assert.Equal(t, missed, byWant["And of three typed at most 3× one typed"], "16 ns is 3.2× 5 ns")
 	assert.Equal(t, met, byWant["pipelined batch of 100: at least 10× serial redis_rate's throughput"], "3 µs per check is 13× faster than 40 µs")
 	assert.Equal(t, pending, byWant["serial latency at most 1.0× redis_rate's"], "numerus serial did not run")
@@ -78,6 +85,8 @@ func TestPairsMatchScenarioAcrossLibs(t *testing.T) {
 	got := pairs(loadStats(t))
 	assert.Equal(t, []pair{
 		{ours: "Debit/lib=numerus-iface/result=allow", peer: "Debit/lib=xrate/result=allow"},
+		{ours: "Debit/lib=numerus-typed-count/result=allow", peer: "Debit/lib=xrate/result=allow"},
+		{ours: "Debit/lib=numerus-typed-window/result=allow", peer: "Debit/lib=xrate/result=allow"},
 		{ours: "Debit/lib=numerus-typed/result=allow", peer: "Debit/lib=xrate/result=allow"},
 	}, got)
 }

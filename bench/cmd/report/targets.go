@@ -48,9 +48,18 @@ func targets() []target {
 	return ts
 }
 
+// typedDebits are the typed algorithms the Debit benchmark runs besides GCRA (lib=numerus-typed),
+// each as lib=numerus-typed-<name>, and the words their targets name them with.
+var typedDebits = []struct{ lib, algo string }{
+	{"numerus-typed-token", "token bucket"},
+	{"numerus-typed-leaky", "leaky bucket"},
+	{"numerus-typed-window", "fixed window"},
+	{"numerus-typed-count", "sliding window counter"},
+}
+
 func debitTargets(r string) []target {
 	debit := func(lib string) string { return "Debit/lib=" + lib + "/result=" + r }
-	return []target{
+	ts := []target{
 		{issue: 2, want: "interface debit faster than x/time/rate AllowN(t, 1)",
 			ours: debit("numerus-iface"), base: debit("xrate"), unit: perCheckTime, max: 1, below: true},
 		{issue: 2, want: "interface debit: at most 1 alloc/op",
@@ -59,9 +68,16 @@ func debitTargets(r string) []target {
 			ours: debit("numerus-typed"), base: debit("xrate"), unit: perCheckTime, max: 1.0 / 8},
 		{issue: 3, want: "typed debit: 0 allocs/op",
 			ours: debit("numerus-typed"), unit: "allocs/op", max: 0},
-		{issue: 3, want: "And of three typed at most 3× one typed",
-			ours: "AllOf3/lib=numerus-typed/result=" + r, base: debit("numerus-typed"), unit: perCheckTime, max: 3},
 	}
+	for _, d := range typedDebits {
+		ts = append(ts,
+			target{issue: 3, want: "typed " + d.algo + " debit at least 8× faster than x/time/rate AllowN(t, 1)",
+				ours: debit(d.lib), base: debit("xrate"), unit: perCheckTime, max: 1.0 / 8},
+			target{issue: 3, want: "typed " + d.algo + " debit: 0 allocs/op",
+				ours: debit(d.lib), unit: "allocs/op", max: 0})
+	}
+	return append(ts, target{issue: 3, want: "And of three typed at most 3× one typed",
+		ours: "AllOf3/lib=numerus-typed/result=" + r, base: debit("numerus-typed"), unit: perCheckTime, max: 3})
 }
 
 func keyedTargets(r string) []target {
