@@ -69,6 +69,21 @@ func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Process
 	}
 }
 
+// gated returns a server, a store on it that keeps one round trip of acquires in flight, a
+// limiter of policy on the store, and the gate that holds each of its round trips; the script is
+// loaded.
+func gated(t *testing.T, policy string) (*redistest.Server, *redisstore.Store, keyed.Limiter[string], *gate) {
+	t.Helper()
+	srv := redistest.Start(t)
+	c, g := srv.Client(t), newGate()
+	s := redisstore.New(c, redisstore.WithCoalescing(1), redisstore.WithMinTTL(time.Hour))
+	l := limiter(t, s, policy, nil)
+	_, err := l.Peek(context.Background(), "load the script")
+	require.NoError(t, err)
+	c.AddHook(g)
+	return srv, s, l, g
+}
+
 // waitQueued waits until n acquires of s wait for a round trip.
 func waitQueued(t *testing.T, s *redisstore.Store, n int) {
 	t.Helper()
@@ -79,14 +94,8 @@ func waitQueued(t *testing.T, s *redisstore.Store, n int) {
 // next, as one batch script call, and decide as if made one by one: the hot subject admits
 // exactly its burst, every cold subject its first.
 func TestCoalescing(t *testing.T) {
-	srv := redistest.Start(t)
-	c, g := srv.Client(t), newGate()
-	s := redisstore.New(c, redisstore.WithCoalescing(1), redisstore.WithMinTTL(time.Hour))
-	l := limiter(t, s, "gcra 1/h burst 10", nil)
+	_, s, l, g := gated(t, "gcra 1/h burst 10")
 	ctx := context.Background()
-	_, err := l.Peek(ctx, "load the script")
-	require.NoError(t, err)
-	c.AddHook(g)
 
 	type answer struct {
 		d   keyed.Decision
@@ -131,14 +140,8 @@ func TestCoalescing(t *testing.T) {
 // subject keeps its token); one whose context ends while its batch is in flight returns the
 // context's error at once; the others of the batch get their decisions, and no goroutine is left.
 func TestCoalescedCancel(t *testing.T) {
-	srv := redistest.Start(t)
-	c, g := srv.Client(t), newGate()
-	s := redisstore.New(c, redisstore.WithCoalescing(1), redisstore.WithMinTTL(time.Hour))
-	l := limiter(t, s, "gcra 1/h burst 1", nil)
+	srv, s, l, g := gated(t, "gcra 1/h burst 1")
 	ctx := context.Background()
-	_, err := l.Peek(ctx, "load the script")
-	require.NoError(t, err)
-	c.AddHook(g)
 
 	var wg sync.WaitGroup
 	var first, kept, late error
@@ -197,14 +200,8 @@ func (c *endedCtx) Err() error {
 // TestCoalescedLeaderCancel: a caller handed a batch to send whose context has ended hands the
 // batch on to the next of its acquires and returns at once, its own acquire unsent.
 func TestCoalescedLeaderCancel(t *testing.T) {
-	srv := redistest.Start(t)
-	c, g := srv.Client(t), newGate()
-	s := redisstore.New(c, redisstore.WithCoalescing(1), redisstore.WithMinTTL(time.Hour))
-	l := limiter(t, s, "gcra 1/h burst 1", nil)
+	srv, s, l, g := gated(t, "gcra 1/h burst 1")
 	ctx := context.Background()
-	_, err := l.Peek(ctx, "load the script")
-	require.NoError(t, err)
-	c.AddHook(g)
 
 	var wg sync.WaitGroup
 	var first, kept error
@@ -243,14 +240,8 @@ func TestCoalescedLeaderCancel(t *testing.T) {
 // TestCoalescedFailure: a batch whose round trip fails fails each of its acquires with an error,
 // never a decision; one whose sender panics fails them with an error too, and the store goes on.
 func TestCoalescedFailure(t *testing.T) {
-	srv := redistest.Start(t)
-	c, g := srv.Client(t), newGate()
-	s := redisstore.New(c, redisstore.WithCoalescing(1), redisstore.WithMinTTL(time.Hour))
-	l := limiter(t, s, "gcra 1/h burst 5", nil)
+	_, s, l, g := gated(t, "gcra 1/h burst 5")
 	ctx := context.Background()
-	_, err := l.Peek(ctx, "load the script")
-	require.NoError(t, err)
-	c.AddHook(g)
 
 	for _, a := range []action{fail, crash} {
 		var wg sync.WaitGroup
