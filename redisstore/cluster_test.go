@@ -2,13 +2,17 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestCluster runs the store on one Redis Cluster of three masters: the keyed conformance suite,
@@ -20,6 +24,7 @@ func TestCluster(t *testing.T) {
 	t.Run("differential", func(t *testing.T) { differential(t, c) })
 	t.Run("batch", func(t *testing.T) { batch(t, redisstore.New(c), t.Name()) })
 	t.Run("batch one by one", func(t *testing.T) { batchOneByOne(t, c) })
+	t.Run("coalesced across the slots", func(t *testing.T) { coalescedAcross(t, c) })
 	t.Run("every kind across the slots", func(t *testing.T) {
 		s := redisstore.New(c)
 		ctx := context.Background()
@@ -35,4 +40,36 @@ func TestCluster(t *testing.T) {
 			}
 		}
 	})
+}
+
+// coalescedAcross runs 32 goroutines on a cluster at once, with one round trip of acquires in
+// flight, so that their checks go in batches that span the slots (one pipeline per node): no
+// error, each cold subject admits its first, and the hot subject exactly its burst.
+func coalescedAcross(t *testing.T, c redis.UniversalClient) {
+	l := limiter(t, redisstore.New(c, redisstore.WithCoalescing(1)), "gcra 1/h burst 20", newClock(t0))
+	var hot, cold, failed atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 32 {
+		wg.Go(func() {
+			for i := range 5 {
+				subject := "hot"
+				if i%2 == 1 {
+					subject = fmt.Sprint("cold", g, "-", i)
+				}
+				d, err := l.TryAcquire(context.Background(), subject, 1)
+				switch {
+				case err != nil:
+					failed.Add(1)
+				case d.Allowed && subject == "hot":
+					hot.Add(1)
+				case d.Allowed:
+					cold.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	require.Zero(t, failed.Load())
+	require.Equal(t, int64(20), hot.Load())
+	require.Equal(t, int64(32*2), cold.Load())
 }
