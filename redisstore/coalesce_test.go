@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,7 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// gate holds each round trip of a client until the test lets it go, and records the commands.
+// gate holds each round trip of checks (script calls) of a client until the test lets it go, and records the commands.
 // What the test sends on release says what the round trip does: go on, fail, or panic.
 type gate struct {
 	sent
@@ -40,6 +42,9 @@ func newGate() *gate {
 }
 
 func (g *gate) hold(cmds ...redis.Cmder) error {
+	if !slices.ContainsFunc(cmds, func(c redis.Cmder) bool { return strings.HasPrefix(c.Name(), "eval") }) {
+		return nil // a connection's set-up, not a check
+	}
 	g.add(cmds...)
 	g.arrived <- struct{}{}
 	switch <-g.release {
@@ -272,5 +277,47 @@ func TestCoalescedFailure(t *testing.T) {
 		<-g.arrived
 		require.NoError(t, err)
 		require.True(t, d.Allowed)
+	}
+}
+
+// TestCoalescingScope: without coalescing, an acquire made while another is in flight goes at
+// once, on its own round trip; with it, a Peek or a Reset made then goes at once too, never queued.
+func TestCoalescingScope(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		opts   []redisstore.Option
+		second func(l keyed.Limiter[string]) error
+	}{
+		{"acquire, coalescing off", []redisstore.Option{redisstore.WithCoalescing(0)},
+			func(l keyed.Limiter[string]) error { _, err := l.TryAcquire(ctx, "b", 1); return err }},
+		{"peek", []redisstore.Option{redisstore.WithCoalescing(1)},
+			func(l keyed.Limiter[string]) error { _, err := l.Peek(ctx, "b"); return err }},
+		{"reset", []redisstore.Option{redisstore.WithCoalescing(1)},
+			func(l keyed.Limiter[string]) error { return l.Reset(ctx, "b") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, g := srv.Client(t), newGate()
+			l := limiter(t, redisstore.New(c, tc.opts...), "gcra 1/h burst 3", nil)
+			_, err := l.Peek(ctx, "load the script")
+			require.NoError(t, err)
+			c.AddHook(g)
+			var wg sync.WaitGroup
+			var first, second error
+			wg.Go(func() { _, first = l.TryAcquire(ctx, "a", 1) })
+			<-g.arrived // the first acquire is in flight, held
+			wg.Go(func() { second = tc.second(l) })
+			select {
+			case <-g.arrived: // the second call went while the first was held
+			case <-time.After(10 * time.Second):
+				t.Fatal("the second call waited for the round trip in flight")
+			}
+			g.release <- proceed
+			g.release <- proceed
+			wg.Wait()
+			require.NoError(t, first)
+			require.NoError(t, second)
+		})
 	}
 }

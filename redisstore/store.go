@@ -14,7 +14,8 @@ import (
 // Store is a keyed.Store that keeps each subject's state in one Redis key, the one the keyed
 // Limiter framed, and checks it with one atomic Lua script per call. It implements
 // keyed.PolicyChecker, so keyed.New refuses a policy the script cannot keep exact. It is safe for
-// concurrent use; it holds no state but its options and the policies it has compiled.
+// concurrent use; it holds no state but its options, the policies it has compiled and the
+// acquires waiting to share a round trip (see Coalescing in the package documentation).
 //
 // The zero Store is not usable: build one with New.
 type Store struct {
@@ -75,9 +76,9 @@ const defaultInFlight = 2
 
 // WithCoalescing sets how many round trips of acquires the store keeps in flight at most: n by
 // default 2. An Acquire made while n are in flight waits for the next, and goes in it together
-// with every other acquire that waited meanwhile, as one batch script call per policy (see
-// Coalescing in the package documentation). n below 1 turns coalescing off: each Acquire then
-// takes a round trip of its own, on its own connection of the client's pool.
+// with every other acquire that waited meanwhile, as one batch (see Coalescing in the package
+// documentation). n below 1 turns coalescing off: each Acquire then takes a round trip of its
+// own at once, on its own connection of the client's pool.
 func WithCoalescing(n int) Option {
 	return option(func(s *Store) {
 		s.co = nil
@@ -92,7 +93,8 @@ func WithCoalescing(n int) Option {
 // clock. A refusal is a Decision and changes nothing; the error reports a backend failure,
 // corrupt state (ErrCorrupt), or an invalid request (matching numerus.ErrInvalidArgument, before
 // any server call): a policy the script cannot run (see CheckPolicy), a cost below 1 or above the
-// policy's capacity, an instant before 1970 or after 2112.
+// policy's capacity, an instant before 1970 or after 2112. Made while the store's round trips of
+// acquires are all in flight, it waits for one to end and goes in the next (see [WithCoalescing]).
 func (s *Store) Acquire(ctx context.Context, r keyed.Request) (keyed.Decision, error) {
 	return s.run(ctx, opAcquire, r)
 }
