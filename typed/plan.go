@@ -20,16 +20,22 @@ import (
 // A plan lists the leaves of an And tree, every one of a kind with a fast path.
 type plan struct{ leaves []planLeaf }
 
-// A planLeaf is a leaf of the tree: its kind, and its offset in the root And's value.
+// A planLeaf is a leaf of the tree: its kind, and the offsets in the root And's value of the
+// leaf and of the two words an admitting fast path changes: its Last, and the one word of its
+// state that moves (a GCRA's TAT, a bucket's tokens or level, a window's count).
 type planLeaf struct {
-	off uintptr
-	k   kind
+	off, word, last uintptr
+	k               kind
 }
 
-// planOf returns the plan of l, or nil when its tree holds a node without a fast path.
+// maxPlan is the most leaves a plan holds: a larger tree takes the general debit.
+const maxPlan = 8
+
+// planOf returns the plan of l, or nil when its tree holds a node without a fast path or more
+// than maxPlan leaves.
 func planOf[L Limiter[L]](l L) *plan {
 	leaves, ok := l.layout(0, nil)
-	if !ok {
+	if !ok || len(leaves) > maxPlan {
 		return nil
 	}
 	return &plan{leaves}
@@ -37,34 +43,62 @@ func planOf[L Limiter[L]](l L) *plan {
 
 // leafAt appends the leaf of kind k at off to dst.
 func leafAt(dst []planLeaf, off uintptr, k kind) ([]planLeaf, bool) {
-	return append(dst, planLeaf{off, k}), true
+	var word, last uintptr
+	switch k {
+	case kindGCRA:
+		var g kernel.GCRA
+		word, last = unsafe.Offsetof(g.TAT)+unsafe.Offsetof(g.TAT.Q), unsafe.Offsetof(g.Last)
+	case kindToken:
+		var b kernel.TokenBucket
+		word, last = unsafe.Offsetof(b.Tokens), unsafe.Offsetof(b.Last)
+	case kindLeaky:
+		var b kernel.LeakyBucket
+		word, last = unsafe.Offsetof(b.Level), unsafe.Offsetof(b.Last)
+	case kindWindow:
+		var w kernel.FixedWindow
+		word, last = unsafe.Offsetof(w.Count), unsafe.Offsetof(w.Last)
+	default:
+		return dst, false
+	}
+	// Each typed leaf is a struct of its kernel alone: the kernel lies at the leaf's offset.
+	return append(dst, planLeaf{off: off, word: off + word, last: off + last, k: k}), true
 }
 
 // debit takes cost at at from every leaf of the value at base, all or nothing, and returns the
 // And's verdict: Admitted (at), having written each leaf's next state there; Refused, with the
 // latest of the leaves' answers, or Undecided, when a leaf's fast path could not decide, having
-// written nothing. It decides first and writes after, so that the value needs no copy.
+// written nothing. It runs each fast path once, keeping the word it would change, and writes
+// those words and the leaves' Last only once every leaf admits, so that the value needs no copy.
 func (p *plan) debit(base unsafe.Pointer, at, cost int64) (int64, kernel.Verdict) {
+	var next [maxPlan]int64
 	refused, latest := false, at
-	for _, lf := range p.leaves {
+	for i, lf := range p.leaves {
 		var from int64
 		v := kernel.Undecided
 		switch ptr := unsafe.Add(base, lf.off); lf.k {
 		case kindGCRA:
 			if g := (*GCRA)(ptr); g.k.P != nil {
-				_, from, v = g.k.Fast(at, cost)
+				var k kernel.GCRA
+				k, from, v = g.k.Fast(at, cost)
+				next[i&(maxPlan-1)] = k.TAT.Q
 			}
 		case kindToken:
 			if b := (*TokenBucket)(ptr); b.k.P != nil {
-				_, from, v = b.k.Fast(at, cost)
+				var k kernel.TokenBucket
+				k, from, v = b.k.Fast(at, cost)
+				next[i&(maxPlan-1)] = k.Tokens
 			}
 		case kindLeaky:
 			if b := (*LeakyBucket)(ptr); b.k.P != nil {
-				_, from, v = b.k.Fast(at, cost)
+				var k kernel.LeakyBucket
+				k, from, v = b.k.Fast(at, cost)
+				next[i&(maxPlan-1)] = k.Level
 			}
 		case kindWindow:
 			if w := (*FixedWindow)(ptr); w.k.P != nil {
-				_, from, v = w.k.Fast(at, cost)
+				var k kernel.FixedWindow
+				k, from, v = w.k.Fast(at, cost)
+				next[i&(maxPlan-1)] = k.Count
 			}
 		}
 		switch v {
@@ -77,21 +111,9 @@ func (p *plan) debit(base unsafe.Pointer, at, cost int64) (int64, kernel.Verdict
 	if refused {
 		return latest, kernel.Refused
 	}
-	for _, lf := range p.leaves { // every fast path admits: the same calls, written
-		switch ptr := unsafe.Add(base, lf.off); lf.k {
-		case kindGCRA:
-			g := (*GCRA)(ptr)
-			g.k, _, _ = g.k.Fast(at, cost)
-		case kindToken:
-			b := (*TokenBucket)(ptr)
-			b.k, _, _ = b.k.Fast(at, cost)
-		case kindLeaky:
-			b := (*LeakyBucket)(ptr)
-			b.k, _, _ = b.k.Fast(at, cost)
-		case kindWindow:
-			w := (*FixedWindow)(ptr)
-			w.k, _, _ = w.k.Fast(at, cost)
-		}
+	for i, lf := range p.leaves { // every fast path admits: the words each would change
+		*(*int64)(unsafe.Add(base, lf.word)) = next[i&(maxPlan-1)]
+		*(*int64)(unsafe.Add(base, lf.last)) = at
 	}
 	return at, kernel.Admitted
 }

@@ -60,6 +60,15 @@ func TestLikeRoot(t *testing.T) {
 		inner = pair(AlgoAnd, leafGen(AlgoWindow), leafGen(AlgoLeaky))
 		checkLikeRoot[And[FixedWindow, And[FixedWindow, LeakyBucket]]](t, pair(AlgoAnd, leafGen(AlgoWindow), inner))
 	})
+	t.Run("and-too-large-to-plan", func(t *testing.T) { // nine leaves: more than maxPlan
+		g := leafGen(AlgoGCRA)
+		two := pair(AlgoAnd, g, g)
+		four, five := pair(AlgoAnd, two, two), pair(AlgoAnd, two, pair(AlgoAnd, g, two))
+		type nine = And[And[And[GCRA, GCRA], And[GCRA, GCRA]], And[And[GCRA, GCRA], And[GCRA, And[GCRA, GCRA]]]]
+		var l nine
+		require.Nil(t, planOf(l), "a plan of nine leaves")
+		checkLikeRoot[nine](t, pair(AlgoAnd, four, five))
+	})
 	t.Run("or", func(t *testing.T) {
 		checkLikeRoot[Or[TokenBucket, SlidingWindowCount]](t, pair(AlgoOr, leafGen(AlgoToken), leafGen(AlgoCount)))
 	})

@@ -75,8 +75,12 @@ func (p *WindowPolicy) CountFast(start, prev, cur, last, at, cost int64) Verdict
 }
 
 // CountFrom returns the instant from which a debit that CountFast refuses would be admitted, as
-// Debit answers it: the refusal's instant, which takes a division.
+// Debit answers it: the refusal's instant, which takes a division but in the commonest case, a
+// full window refusing one token, whose wait into the next window the policy keeps.
 func (p *WindowPolicy) CountFrom(start, prev, cur, at, cost int64) int64 {
+	if cur == p.Limit && cost == 1 { // a full window: the next one's wait is the policy's
+		return Until(p.end(at, at-start), p.fullWait)
+	}
 	return p.counterFrom(at, at-start, prev, cur, cost)
 }
 

@@ -12,6 +12,7 @@ type WindowPolicy struct {
 	span                 uint64 // the fixed window's fast path takes windows whose start s has s − (MinInstant+1) < span
 	costs                uint64 // the counter's fast path takes costs up to it: Limit, or 0 if none
 	limW                 int64  // Limit·Width, when costs > 0
+	fullWait             int64  // decayed(Limit, Limit−1): a full window's wait, into the next, for one token
 }
 
 // fastLo is the least start of a window that can take a fast path, MinInstant+1, unsigned: a window
@@ -27,6 +28,7 @@ func NewWindow(width, limit, origin int64) *WindowPolicy {
 	if hi, lo := bits.Mul64(uint64(limit), uint64(width)); hi == 0 && lo <= math.MaxInt64/3 {
 		p.costs, p.limW = uint64(limit), int64(lo)
 	}
+	p.fullWait = p.decayed(limit, limit-1)
 	return p
 }
 
