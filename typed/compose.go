@@ -34,31 +34,35 @@ func NewAnd[A Limiter[A], B Limiter[B]](a A, b B) And[A, B] {
 
 // Debit takes one token at at. It is DebitN(at, 1).
 func (l And[A, B]) Debit(at time.Time) (And[A, B], numerus.NextDebitable, bool) {
-	return l.debitN(at, 1)
+	n, ok := l.take(at, 1)
+	return l, n, ok
 }
 
 // DebitN takes cost tokens from both children at at, or from neither. A cost below 1 panics.
 func (l And[A, B]) DebitN(at time.Time, cost int64) (And[A, B], numerus.NextDebitable, bool) {
-	return l.debitN(at, cost)
+	n, ok := l.take(at, cost)
+	return l, n, ok
 }
 
-// debitN is DebitN, with a pointer receiver so that Debit and DebitN hand the value on without
-// copying it: an And of several limiters is too large for registers.
-func (l *And[A, B]) debitN(at time.Time, cost int64) (And[A, B], numerus.NextDebitable, bool) {
+// take is DebitN on the receiver's copy, in place: Debit and DebitN are small enough to be
+// inlined, so that the value is copied once into the call and once out of it, and an And of
+// several limiters is too large for registers.
+func (l *And[A, B]) take(at time.Time, cost int64) (numerus.NextDebitable, bool) {
 	if ns, ok := kernel.Instant(at); ok && l.p != nil {
 		switch from, v := l.p.debit(unsafe.Pointer(l), ns, cost); v {
 		case kernel.Admitted:
-			return *l, numerus.DebitableFrom(at), true
+			return numerus.DebitableFrom(at), true
 		case kernel.Refused:
-			return *l, numerus.DebitableAfter(at, time.Duration(from-ns)), false
+			return numerus.DebitableAfter(at, time.Duration(from-ns)), false
 		}
 	}
 	ns := kernel.FromTime(at)
 	next, from, ok := l.debit(ns, cost)
 	if ok {
-		return next, numerus.DebitableFrom(at), true
+		*l = next
+		return numerus.DebitableFrom(at), true
 	}
-	return *l, refusal(from, ns, at), false
+	return refusal(from, ns, at), false
 }
 
 func (l And[A, B]) debit(at, cost int64) (And[A, B], int64, bool) {
