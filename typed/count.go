@@ -134,7 +134,10 @@ func (c SlidingWindowCount) DebitN(at time.Time, cost int64) (SlidingWindowCount
 		case kernel.Admitted:
 			return c.admit(ns, cost), numerus.DebitableFrom(at), true
 		case kernel.Refused:
-			from := c.p.CountFrom(c.start, prev, cur, ns, cost)
+			from, full := c.p.FullFrom(c.start, cur, ns, cost) // inlined: the commonest refusal
+			if !full {
+				from = c.p.CountFrom(c.start, prev, cur, ns, cost)
+			}
 			return c, numerus.DebitableAfter(at, time.Duration(from-ns)), false
 		}
 	}
