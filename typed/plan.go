@@ -28,8 +28,12 @@ type planLeaf struct {
 	k               kind
 }
 
-// maxPlan is the most leaves a plan holds: a larger tree takes the general debit.
+// maxPlan is the most leaves a plan holds: a larger tree takes the general debit. It is a power
+// of two, which the next line checks at compile time, so that debit may index its array of kept
+// words with i&(maxPlan-1) and no bounds check.
 const maxPlan = 8
+
+var _ [0]struct{} = [maxPlan & (maxPlan - 1)]struct{}{}
 
 // planOf returns the plan of l, or nil when its tree holds a node without a fast path or more
 // than maxPlan leaves.

@@ -60,6 +60,15 @@ func TestLikeRoot(t *testing.T) {
 		inner = pair(AlgoAnd, leafGen(AlgoWindow), leafGen(AlgoLeaky))
 		checkLikeRoot[And[FixedWindow, And[FixedWindow, LeakyBucket]]](t, pair(AlgoAnd, leafGen(AlgoWindow), inner))
 	})
+	t.Run("and-planned-eight", func(t *testing.T) { // maxPlan leaves of every kind: still planned
+		four := pair(AlgoAnd, pair(AlgoAnd, leafGen(AlgoGCRA), leafGen(AlgoToken)),
+			pair(AlgoAnd, leafGen(AlgoLeaky), leafGen(AlgoWindow)))
+		type four4 = And[And[GCRA, TokenBucket], And[LeakyBucket, FixedWindow]]
+		type eight = And[four4, four4]
+		var l eight
+		require.NotNil(t, planOf(l), "a plan of maxPlan leaves")
+		checkLikeRoot[eight](t, pair(AlgoAnd, four, four))
+	})
 	t.Run("and-too-large-to-plan", func(t *testing.T) { // nine leaves: more than maxPlan
 		g := leafGen(AlgoGCRA)
 		two := pair(AlgoAnd, g, g)
