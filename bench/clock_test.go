@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/schedule"
 	"go.uber.org/ratelimit"
 	"golang.org/x/time/rate"
 )
@@ -76,20 +78,22 @@ var takeRates = []struct {
 	rate int64
 }{{"1e6", 1_000_000}, {"1e7", 10_000_000}}
 
-// BenchmarkTake is a blocking take at a high rate: uber's Take against a numerus loop that debits
-// at the clock and, when refused, sleeps until the instant the limiter names and debits there.
-// Each checks that it did not admit more than the rate allows over the time it ran.
+// BenchmarkTake is a blocking take at a high rate: uber's Take against numerus three ways: a loop
+// over the core that debits at the clock and, when refused, sleeps until the instant the limiter
+// names and debits there (numerus-iface); package schedule's Wait (numerus-wait); and its
+// goroutine-safe Gate (numerus-gate). Each checks that it did not admit more than the rate allows
+// over the time it ran.
 func BenchmarkTake(b *testing.B) {
 	for _, tr := range takeRates {
 		b.Run(name("lib", "numerus-iface", "rate", tr.name, "result", allow), func(b *testing.B) { takeNumerus(b, tr.rate) })
+		b.Run(name("lib", "numerus-wait", "rate", tr.name, "result", allow), func(b *testing.B) { takeWait(b, tr.rate) })
+		b.Run(name("lib", "numerus-gate", "rate", tr.name, "result", allow), func(b *testing.B) { takeGate(b, tr.rate) })
 		b.Run(name("lib", "uber", "rate", tr.name, "result", allow), func(b *testing.B) { takeUber(b, tr.rate) })
 	}
 }
 
-// takeNumerus is the loop a caller writes today with Delay's arithmetic (schedule's Wait will
-// replace it): debit now; if refused, sleep until from and debit at from, which must be admitted.
-// It keeps the admitted value instead of calling Delay and then Debit, which would debit twice.
-// TODO-schedule: when package schedule lands, add lib=numerus-wait running its Wait here.
+// takeNumerus is the loop a caller can write over the pure core: debit now; if refused, sleep
+// until from and debit at from, which must be admitted.
 func takeNumerus(b *testing.B, perSecond int64) {
 	l := must(numerus.GCRA(numerus.Per(perSecond, time.Second), takeBurst))
 	b.ReportAllocs()
@@ -112,6 +116,39 @@ func takeNumerus(b *testing.B, perSecond int64) {
 	}
 	checkPace(b, start, allowed, perSecond)
 	checkAllowed(b, allow, allowed, b.N)
+}
+
+// takeWait is the same loop as package schedule writes it: Wait debits at the clock, sleeps
+// until the answer's instant when refused, and returns the limiter that follows.
+func takeWait(b *testing.B, perSecond int64) {
+	var l numerus.Limiter = must(numerus.GCRA(numerus.Per(perSecond, time.Second), takeBurst))
+	ctx := context.Background()
+	b.ReportAllocs()
+	start := time.Now()
+	for b.Loop() {
+		var err error
+		if l, err = schedule.Wait(ctx, l, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	checkPace(b, start, b.N, perSecond)
+	checkAllowed(b, allow, b.N, b.N)
+}
+
+// takeGate takes through schedule's Gate, the goroutine-safe blocking take that uber's Take is
+// too.
+func takeGate(b *testing.B, perSecond int64) {
+	g := schedule.NewGate(must(numerus.GCRA(numerus.Per(perSecond, time.Second), takeBurst)))
+	ctx := context.Background()
+	b.ReportAllocs()
+	start := time.Now()
+	for b.Loop() {
+		if err := g.Take(ctx, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	checkPace(b, start, b.N, perSecond)
+	checkAllowed(b, allow, b.N, b.N)
 }
 
 func takeUber(b *testing.B, perSecond int64) {
