@@ -149,10 +149,10 @@
 // leaves in one flat loop, their fast paths inlined, by a plan of where each leaf lies in the
 // value that NewAnd makes once; any other tree (an Or, a counter, a log) calls its children
 // through Go's generic dispatch, which copies their values in and out at each level. A planned
-// And of three costs about three times one limiter (3.2–4.8× in the bench module's full runs, see
-// bench/RESULTS.md): each leaf's fast path does what one limiter's does, but on words in memory
-// rather than in registers, and the composed value, too large for registers, is copied in and out
-// of each call (debiting it in place instead saves about a tenth). Neither way allocates.
+// And of three costs three to five times one limiter (3.2–4.8× in the bench module's full runs,
+// see bench/RESULTS.md): each leaf's fast path does what one limiter's does, but on words in
+// memory rather than in registers, and the composed value, too large for registers, is copied in
+// and out of each call. Neither way allocates.
 // [Policy.DebitN] allocates nothing for policies that fit a State's 12 inline words
 // (any three algorithms) and hold no sliding log. Stores call [Policy.DebitIn] instead: it debits
 // a State in place, on instants in nanoseconds, and reports the status with the verdict, in about

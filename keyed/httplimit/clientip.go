@@ -44,12 +44,16 @@ func forwarded(lines []string) []string {
 	return hops
 }
 
-// parseAddr reads "ip", "ip:port" or "[ipv6]:port", with IPv4-mapped IPv6 addresses unmapped.
+// parseAddr reads "ip", "ip:port", "[ipv6]" or "[ipv6]:port", with IPv4-mapped IPv6 addresses
+// unmapped. A bracket without its pair makes the address invalid.
 func parseAddr(s string) netip.Addr {
 	if ap, err := netip.ParseAddrPort(s); err == nil {
 		return ap.Addr().Unmap()
 	}
-	a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"))
+	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		s = s[1 : len(s)-1]
+	}
+	a, err := netip.ParseAddr(s)
 	if err != nil {
 		return netip.Addr{}
 	}

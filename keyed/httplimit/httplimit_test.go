@@ -87,6 +87,8 @@ func TestClientIP(t *testing.T) {
 		{"10.0.0.1:80", []string{"6.6.6.6", "1.2.3.4 , 10.9.9.9"}, proxies, "1.2.3.4"}, // over several lines
 		{"10.0.0.1:80", []string{"10.0.0.3, 10.0.0.2"}, proxies, "10.0.0.3"},           // every hop trusted
 		{"10.0.0.1:80", []string{"1.2.3.4, junk"}, proxies, "10.0.0.1"},                // junk stops at its reporter
+		{"10.0.0.1:80", []string{"[1.2.3.4"}, proxies, "10.0.0.1"},                     // a bracket without its pair is junk
+		{"10.0.0.1:80", []string{"[2001:db8::5]"}, proxies, "2001:db8::5"},
 		{"10.0.0.1:80", nil, proxies, "10.0.0.1"},
 		{"[fd00::1]:443", []string{"[2001:db8::5]:1234"}, proxies, "2001:db8::5"},
 		{"[::ffff:203.0.113.9]:1", nil, nil, "203.0.113.9"},
