@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"time"
 
 	"github.com/numerus-closus/numerus/keyed"
@@ -42,4 +43,21 @@ func ExampleSetHeaders() {
 	// Output:
 	// "default";q=100;w=60
 	// "default";r=50;t=30
+}
+
+func ExampleClientIP() {
+	// A request that reached us through our load balancer, 10.0.0.7, which appended the address
+	// it saw to the X-Forwarded-For the client sent.
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.0.0.7:41000"
+	r.Header.Set("X-Forwarded-For", "198.51.100.9, 203.0.113.5")
+
+	// Trusting no proxy, the header is ignored: any client can write it.
+	fmt.Println(httplimit.ClientIP(r))
+	// Trusting the load balancer, the entry it appended names the client; the entries before it,
+	// which the client wrote, are not read.
+	fmt.Println(httplimit.ClientIP(r, netip.MustParsePrefix("10.0.0.0/8")))
+	// Output:
+	// 10.0.0.7
+	// 203.0.113.5
 }
