@@ -128,9 +128,9 @@ func TestU128(t *testing.T) {
 // TestArrival checks that a GCRA arrival time is exact, the fraction kept in R, and that past
 // MaxInstant Q stops there while R keeps the rest.
 func TestArrival(t *testing.T) {
-	require.Equal(t, Frac{10, 2}, arrival(7, 11, 3))
-	require.Equal(t, Frac{MaxInstant, 3*3 + 1}, arrival(MaxInstant-2, 16, 3))
-	require.Equal(t, Frac{MinInstant + 3, 2}, arrival(MinInstant, 11, 3))
+	require.Equal(t, Frac{Q: 10, R: 2}, arrival(7, 11, 3))
+	require.Equal(t, Frac{Q: MaxInstant, R: 3*3 + 1}, arrival(MaxInstant-2, 16, 3))
+	require.Equal(t, Frac{Q: MinInstant + 3, R: 2}, arrival(MinInstant, 11, 3))
 	rapid.Check(t, func(t *rapid.T) {
 		at := anyInt64.Filter(func(v int64) bool { return v <= MaxInstant }).Draw(t, "at")
 		n := rapid.OneOf(rapid.Int64Range(1, 10), rapid.Int64Range(1, 1<<40)).Draw(t, "n")

@@ -29,7 +29,7 @@ type GCRA struct {
 }
 
 // Fresh returns a full GCRA under p.
-func (p *GCRAPolicy) Fresh() GCRA { return GCRA{P: p, TAT: Frac{MinInstant, 0}, Last: MinInstant} }
+func (p *GCRAPolicy) Fresh() GCRA { return GCRA{P: p, TAT: Frac{Q: MinInstant}, Last: MinInstant} }
 
 // debt returns (TAT − at)·N, how far the TAT lies ahead of at scaled by N, or 0 if it does not;
 // for at not before Last it is at most Burst·P.
@@ -86,13 +86,13 @@ func (g GCRA) debit(at, cost int64) (GCRA, int64, bool) {
 // arrival returns the instant at + s/n (s ≥ 0) as a Frac.
 func arrival(at, s, n int64) Frac {
 	if n == 1 && at <= MaxInstant-s { // the common case: a whole number of ns per token
-		return Frac{at + s, 0}
+		return Frac{Q: at + s}
 	}
 	if q := s / n; at <= MaxInstant-q {
-		return Frac{at + q, s % n}
+		return Frac{Q: at + q, R: s % n}
 	}
 	k := int64(diff(at, MaxInstant)) // fits: it is below s/n
-	return Frac{MaxInstant, s - k*n}
+	return Frac{Q: MaxInstant, R: s - k*n}
 }
 
 // Status reports the tokens and the instant the cell is full again.

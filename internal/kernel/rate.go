@@ -61,7 +61,13 @@ func (r Rate) FitsBurst(burst int64) bool {
 
 // Frac is an instant with a fractional part: Q + R/n nanoseconds, 0 ≤ R < n. Past MaxInstant,
 // where Q cannot go, Q is MaxInstant and R holds the whole rest, however large.
-type Frac struct{ Q, R int64 }
+//
+// R comes first so that in a GCRA the two words a fast debit changes, TAT.Q and Last, share one
+// 16-byte half of the value, as a fixed window's Count and Last do: a typed value returned by
+// Debit is copied 16 bytes at a time, and a copy that reads a half written 8 bytes at a time just
+// before must wait for the writes to reach the cache. One such half per leaf instead of two made
+// typed GCRA's Debit 10% faster, and an And of three 8% (bench, AllOf3 and Debit, benchstat).
+type Frac struct{ R, Q int64 }
 
 // after reports whether f lies strictly after the whole instant at.
 func (f Frac) after(at int64) bool { return f.Q > at || (f.Q == at && f.R > 0) }

@@ -35,7 +35,7 @@ func (p *GCRAPolicy) RestoreGCRA(q, r, last int64) (GCRA, *Invalid) {
 	if r < 0 || r >= p.Rate.N && q != MaxInstant {
 		return GCRA{}, corrupt("tat fraction", itoa(r)+" lies outside [0, "+itoa(p.Rate.N)+")")
 	}
-	tat := Frac{q, r}
+	tat := Frac{Q: q, R: r}
 	if tat.after(last) && mul(int64(diff(last, q)), p.Rate.N).add(u128{0, uint64(r)}).cmp(u128{0, uint64(p.limit)}) > 0 {
 		return GCRA{}, corrupt("tat", "lies more than the burst after last")
 	}
