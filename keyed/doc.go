@@ -41,8 +41,12 @@
 //
 // Limiters of one namespace share their subjects' state, also across policies: a subject
 // checked under a new policy carries over the lesser of its tokens and the new capacity (see
-// typed.Policy.Continue), so switching between policies never hands out a full bucket. A subject
-// back to full under its old policy starts full under the new one.
+// typed.Policy.Continue), so switching between policies never hands out a full bucket. The
+// carry happens at the first check under the new policy, admitted or not (a Peek too): from then
+// on the subject refills at the new policy's pace. (A carried state that is full is not kept: the
+// subject is full under the new policy at every later check anyway, and kept, it would carry back
+// to the old policy as full.) A subject back to full under its old policy starts full under the
+// new one.
 //
 // # Time
 //

@@ -63,12 +63,13 @@ func TestPolicyChange(t *testing.T) {
 	t.Run("bucket: the lesser of tokens and capacity, never refilled", func(t *testing.T) {
 		runSteps(t, c, []step{
 			{0, hourly(10), 7, true, 3},
-			{0, hourly(5), 0, true, 3}, // a peek converts in memory only
-			{0, hourly(10), 0, true, 3},
-			{0, hourly(2), 0, true, 2},
-			{0, hourly(5), 1, true, 2}, // the stored state is still burst 10's: min(3, 5) - 1
-			{0, hourly(10), 0, true, 2},
-			{0, hourly(10), 1, true, 1},
+			{0, hourly(5), 0, true, 3},  // full under burst 5: a Peek does not keep it
+			{0, hourly(10), 0, true, 3}, // so burst 10 holds its 3, not afresh
+			{0, hourly(2), 0, true, 2},  // a Peek keeps what it carried: 2 of 2, full, not kept
+			{0, hourly(4), 0, true, 3},  // min(3, 4), not full: kept
+			{0, hourly(10), 0, true, 3}, // no refill from a larger capacity
+			{0, hourly(2), 1, true, 1},  // min(3, 2) - 1
+			{0, hourly(10), 0, true, 1},
 			{0, hourly(10), 0, true, 1}, // re-applying the same policy changes nothing
 			{0, "gcra 2/2h burst 10", 0, true, 1},
 			{0, hourly(1), 0, true, 1},
@@ -82,9 +83,8 @@ func TestPolicyChange(t *testing.T) {
 			{0, window(10), 3, true, 7},
 			{0, window(5), 1, true, 1},   // 3 counted of 5, then 1 more
 			{0, window(10), 0, true, 1},  // no refill from a larger limit
-			{0, window(2), 1, false, 0},  // 4 counted, over a limit of 2
-			{0, window(10), 1, true, 0},  // the refusal wrote nothing
-			{0, window(10), 1, false, 0}, //
+			{0, window(2), 1, false, 0},  // 9 counted, over a limit of 2
+			{0, window(10), 1, false, 0}, // the refusal kept the count it carried: 2 of 2
 			{time.Hour, window(10), 1, true, 9},
 		})
 	})
@@ -92,9 +92,9 @@ func TestPolicyChange(t *testing.T) {
 	t.Run("a change of shape carries the most used leaf", func(t *testing.T) {
 		runSteps(t, c, []step{
 			{0, hourly(10), 4, true, 6},
-			{0, and(hourly(10), window(3)), 0, false, 0}, // 4 counted in a window of 3
 			{0, and(hourly(10), window(8)), 1, true, 3},  // the gcra holds 6, the window 8-4
-			{0, hourly(10), 0, true, 3},                  // the least remaining
+			{0, and(hourly(10), window(3)), 0, false, 0}, // the gcra kept, 5 counted in 3
+			{0, hourly(10), 0, false, 0},                 // the least remaining
 		})
 	})
 
@@ -102,7 +102,6 @@ func TestPolicyChange(t *testing.T) {
 		runSteps(t, c, []step{
 			{0, "gcra 1/s burst 2", 2, true, 0},
 			{time.Second, "gcra 1/s burst 2", 0, true, 1},
-			{time.Second, hourly(10), 0, true, 1},
 			{2 * time.Second, hourly(10), 0, true, 10},
 			{2 * time.Second, hourly(10), 10, true, 0},
 		})
@@ -160,11 +159,11 @@ func TestPolicyChange(t *testing.T) {
 		runSteps(t, c, []step{
 			{0, log, 1, true, 4},
 			{100 * time.Millisecond, log, 2, true, 2},
+			// The Peek keeps what it carried: one entry of the 3 used, at +200ms.
 			{200 * time.Millisecond, "sliding 4/2s", 0, true, 1},
-			// The peek converted in memory only: the change is written by this acquisition, as one
-			// entry of 3 at +300ms, merged with the token it takes.
 			{300 * time.Millisecond, "sliding 4/2s", 1, true, 0},
-			{2299 * time.Millisecond, "sliding 4/2s", 0, false, 0},
+			{2199 * time.Millisecond, "sliding 4/2s", 0, false, 0},
+			{2200 * time.Millisecond, "sliding 4/2s", 0, true, 3},
 			{2300 * time.Millisecond, "sliding 4/2s", 0, true, 4},
 		})
 	})
@@ -173,8 +172,9 @@ func TestPolicyChange(t *testing.T) {
 // TestPolicyChangeMintsNothing alternates, at one instant, between two random policies of up to
 // three leaves, with acquisitions and peeks. Once the subject is written (its first admission),
 // the balance an admission leaves never rises, and no decision reports more than the last one,
-// so no sequence of changes hands out a token that was not left. (Refusals and peeks write
-// nothing: under another policy they show that policy's view of the stored state.)
+// so no sequence of changes hands out a token that was not left. (Refusals and peeks write the
+// state they carried over, unless it is full: then they show the new policy's view of the stored
+// state, and write nothing.)
 func TestPolicyChangeMintsNothing(t *testing.T) {
 	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour)) // time stands still
 	ctx := context.Background()

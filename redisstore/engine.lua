@@ -424,12 +424,14 @@ local function engine()
     -- and typed.Policy.Continue do. A subject full again under its old policy starts afresh (its key
     -- could as well have expired). Otherwise, at the latest of now and every instant the old states
     -- hold: if the trees have the same shape, a leaf identical to the old one at its place keeps its
-    -- state, and any other leaf continues from the old leaf at its place; if not, every leaf continues
-    -- from the most used old leaf (the least remaining, the largest count). A leaf that continues
-    -- holds the lesser of the tokens remaining and its capacity (for a window, its limit less the
-    -- count used), all of them counted as used at that instant. So nothing is minted: a larger
-    -- capacity does not refill, and alternating policies never gives back more than was left. It is
-    -- defined on the only path that needs it.
+    -- state, and a changed one continues from the old leaf at its place when both are the only
+    -- leaves of their kind in their trees; every other leaf continues from the most used old leaf
+    -- (the least remaining, the largest count), as the old leaf at its place may be another
+    -- algorithm, or another leaf of the same one. A leaf that continues holds the lesser of the
+    -- tokens remaining and its capacity (for a window, its limit less the count used), all counted
+    -- as used at that instant. So nothing is minted: a larger capacity does not refill, and
+    -- alternating policies never gives back more than was left. It is defined on the only path
+    -- that needs it.
     convert = function(old, root, leaves, now, vals)
       local root0, leaves0 = parse(old)
       if not root0 or (vals and not root0.i) then corrupt('unreadable policy') end
@@ -448,12 +450,13 @@ local function engine()
       local at = now
       for i in ipairs(leaves0) do at = max(at, S0[i].last) end
       local same, rem, used = shape(root0) == shape(root), NEVER, 0
-      if not same then
-        for i, lo in ipairs(leaves0) do
-          local lim, r = status(lo, S0[i], at)
-          rem, used = min(rem, r), max(used, lim - r)
-        end
+      local kinds0, kinds = {}, {} -- how many leaves of each kind either tree holds
+      for i, lo in ipairs(leaves0) do
+        local lim, r = status(lo, S0[i], at)
+        rem, used = min(rem, r), max(used, lim - r)
+        kinds0[lo.k] = (kinds0[lo.k] or 0) + 1
       end
+      for _, l in ipairs(leaves) do kinds[l.k] = (kinds[l.k] or 0) + 1 end
       for i, l in ipairs(leaves) do
         local lo, so = leaves0[i], S0[i]
         if same and lo.k == l.k and lo[1] == l[1] and lo[2] == l[2] and lo[3] == l[3] then
@@ -464,7 +467,7 @@ local function engine()
           end
         else
           local r, u = rem, used
-          if same then
+          if same and lo.k == l.k and kinds0[l.k] == 1 and kinds[l.k] == 1 then
             local lim
             lim, r = status(lo, so, at)
             u = lim - r
@@ -487,8 +490,8 @@ local function engine()
   end
 
   -- check runs op (acquire or peek) on the subject at key name: it reads its key (a hash, or the
-  -- string of a plain policy), decides at now, writes an admission (setting the TTL), and returns
-  -- the decision.
+  -- string of a plain policy), decides at now, writes an admission or a conversion to a new policy
+  -- (setting the TTL), and returns the decision.
   local function check(name, op, cost, now, ttl, pol, root, leaves)
     key = name
     local vals
@@ -543,7 +546,11 @@ local function engine()
     local lim, rem, full
     if root.i then lim, rem, full = status(root, S[1], now) else lim, rem, full = tstatus(root, S, now) end
 
-    if op == 'a' and ok then
+    -- An admission is written, and so is a conversion to a new policy, refused or by a Peek too:
+    -- the old policy must not go on refilling a subject seen under the new one. Unless the carried
+    -- state is full: kept, it would carry back to the old policy as full again, and start afresh
+    -- there; the old state carries over as full again at any later check.
+    if (op == 'a' and ok) or (rewrite and full > now) then
       local until_ = full
       if full == NEVER then until_ = MAXI - 1 end -- a spent finite bucket: kept until 2255
       local ms = sfmt('%d', max(ttl, cdiv(max(0, until_ - now), 1000)))

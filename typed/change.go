@@ -14,10 +14,19 @@ import (
 //   - A bucket (gcra, token, leaky, finite) carries over the lesser of the tokens it holds and the
 //     new capacity: a larger capacity does not refill.
 //   - A window (window, count, sliding, buckets) carries over its count in the current window,
-//     capped at the new limit; a larger limit leaves the tokens remaining as they were.
-//   - If the trees have the same shape, each leaf continues from the leaf at its place (unchanged
-//     when its spec is unchanged); otherwise every leaf continues from the most used old leaf (the
-//     least remaining and the largest count of them all).
+//     capped at the new limit, and never holds more tokens than it did: it holds the lesser of the
+//     tokens it held and the new limit less its count (a larger limit does not refill either, so
+//     from "window 10/h" with 7 counted, "window 20/h" holds 3, not 13).
+//   - If the trees have the same shape, a leaf identical to the old leaf at its place keeps its
+//     state exactly, and a changed leaf continues from the old leaf at its place if both are the
+//     only leaves of their algorithm in their trees ("gcra 10/s & window 1000/h" to
+//     "gcra 20/s & window 1000/h": the GCRA from the GCRA). Every other leaf continues from the
+//     most used old leaf (the least remaining and the largest count of them all): the old leaf at
+//     its place may be another algorithm, or another leaf of the same one ("gcra 1/s & gcra 5/h"
+//     reordered), whose tokens say nothing of what this leaf may hold.
+//   - A finite bucket never refills: one added by a change holds at most the tokens the subject
+//     held then, for good. Give a subject a new lifetime budget with a Reset (keyed) or a fresh
+//     state, not with a change.
 //
 // The tokens a changed leaf holds are whole tokens counted as used at at (or at the latest instant
 // the state admitted, if later), so switching back and forth between two policies never creates
@@ -37,19 +46,30 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	for i := range old.leaves {
 		now = max(now, old.leaves[i].last(&s))
 	}
-	next := p.Fresh()
-	if sameShape(c, old) {
-		for i := range c.leaves {
-			c.leaves[i].carry(&next, &old.leaves[i], &s, now)
-		}
-		return next
-	}
-	whole := old.least(&s, now)
+	next, shaped, whole := p.Fresh(), sameShape(c, old), old.least(&s, now)
 	for i := range c.leaves {
 		lf := &c.leaves[i]
-		lf.hold(&next, now, lf.carried(whole))
+		switch {
+		case shaped && lf.same(&old.leaves[i]):
+			lf.copyFrom(&next, &old.leaves[i], &s)
+		case shaped && lf.k == old.leaves[i].k && c.alone(lf.k) && old.alone(lf.k):
+			lf.hold(&next, now, lf.carried(usageOf(old.leaves[i].status(&s, now))))
+		default:
+			lf.hold(&next, now, lf.carried(whole))
+		}
 	}
 	return next
+}
+
+// alone reports whether the tree has exactly one leaf of kind k.
+func (c *compiled) alone(k kind) bool {
+	n := 0
+	for i := range c.leaves {
+		if c.leaves[i].k == k {
+			n++
+		}
+	}
+	return n == 1
 }
 
 // usage is what a changed leaf continues from: the tokens remaining and the tokens used.
@@ -68,12 +88,8 @@ func (c *compiled) least(s *State, now int64) usage {
 	return u
 }
 
-// carry sets the leaf in next from the leaf from in s: a copy if it is the same, else held.
-func (lf *leaf) carry(next *State, from *leaf, s *State, now int64) {
-	if !lf.same(from) {
-		lf.hold(next, now, lf.carried(usageOf(from.status(s, now))))
-		return
-	}
+// copyFrom sets the leaf in next to the state of the leaf from in s, which decides alike.
+func (lf *leaf) copyFrom(next *State, from *leaf, s *State) {
 	if lf.k.isLog() {
 		next.ext.logs[lf.off] = s.ext.logs[from.off]
 		return

@@ -73,6 +73,70 @@ func TestContinueNeverCreatesTokens(t *testing.T) {
 	})
 }
 
+// reversed returns sp with the children of every And and Or in reverse order: a policy that
+// decides exactly like sp (both charge every child that admits), in another tree.
+func reversed(sp Spec) Spec {
+	if len(sp.Of) == 0 {
+		return sp
+	}
+	of := make([]Spec, len(sp.Of))
+	for i, c := range sp.Of {
+		of[len(of)-1-i] = reversed(c)
+	}
+	sp.Of = of
+	return sp
+}
+
+// anded returns sp with every Or made an And.
+func anded(sp Spec) Spec {
+	if len(sp.Of) == 0 {
+		return sp
+	}
+	if sp.Algo == AlgoOr {
+		sp.Algo = AlgoAnd
+	}
+	of := make([]Spec, len(sp.Of))
+	for i, c := range sp.Of {
+		of[i] = anded(c)
+	}
+	sp.Of = of
+	return sp
+}
+
+// TestContinueToAnEqualTree: continuing under a tree that decides like the old one but lists its
+// children in another order admits no more tokens than staying, on every later timeline of single
+// tokens, at every step. A leaf must not continue from the old leaf at its place, which is another
+// leaf. The trees are Ands, and costs 1: holding fewer tokens then never lets a subject take more
+// later. (With larger costs, a state holding fewer tokens may refuse a large debit that staying
+// admits, then admit small ones that staying refuses; an Or charges each child that admits, so
+// one child holding fewer tokens is charged less, and may admit sooner.)
+func TestContinueToAnEqualTree(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		sp := anded(genSpec(t, 2))
+		a, b := mustCompile(t, sp), mustCompile(t, reversed(sp))
+		s, at := lived(t, a)
+		change := at
+		stay, moved, stayed, took := s, b.Continue(a, s, change), int64(0), int64(0)
+		for _, st := range genTimeline(t) {
+			// Not before the change: before it, the carried leaves count an instant as the change's,
+			// and the old ones as their latest admission's, where they may have held fewer tokens.
+			if at = at.Add(st.delta); at.Before(change) {
+				at = change
+			}
+			var okStay, okMoved bool
+			if stay, _, okStay = a.DebitN(stay, at, 1); okStay {
+				stayed++
+			}
+			if moved, _, okMoved = b.DebitN(moved, at, 1); okMoved {
+				took++
+			}
+			if took > stayed {
+				t.Fatalf("%s continued as %s took %d tokens by %v, staying %d", a, b, took, at, stayed)
+			}
+		}
+	})
+}
+
 func TestContinueExamples(t *testing.T) {
 	p5, p2, p9 := MustCompile("10/s burst 5"), MustCompile("10/s burst 2"), MustCompile("10/s burst 9")
 	s, _, _ := p5.DebitN(p5.Fresh(), t0, 2) // 3 left of 5
@@ -85,6 +149,19 @@ func TestContinueExamples(t *testing.T) {
 	assert.Equal(t, int64(3), w20.Status(w20.Continue(w10, s, t0), t0).Remaining, "a larger limit does not refill")
 	s, _, _ = w10.DebitN(w10.Fresh(), t0, 2)
 	assert.Equal(t, int64(3), w5.Status(w5.Continue(w10, s, t0), t0).Remaining, "the count carries over")
+
+	// A reordered And: the window continues from the most used leaf, not from the GCRA at its
+	// place, which is full again: the sixth debit within the hour is refused as before.
+	gw, wg := MustCompile("gcra 1/s burst 1 & window 5/h"), MustCompile("window 5/h & gcra 1/s burst 1")
+	s = gw.Fresh()
+	for i := range 5 {
+		var ok bool
+		s, _, ok = gw.DebitN(s, t0.Add(time.Duration(i)*time.Second), 1)
+		require.True(t, ok, "debit %d", i)
+	}
+	moved := wg.Continue(gw, s, t0.Add(5*time.Second))
+	_, _, ok := wg.DebitN(moved, t0.Add(6*time.Second), 1)
+	assert.False(t, ok, "reordering the tree gave back the window's count")
 
 	assert.Equal(t, State{}, Policy{}.Continue(p5, s, t0))
 	same := MustCompile("gcra 20/2s burst 5")

@@ -9,9 +9,11 @@
 //
 // The store runs the typed.Policy of each request on the subject's typed.State, so it decides
 // exactly as the numerus limiter of the same policy, to the nanosecond: waits are exact (already
-// rounded up to the nanosecond), remaining tokens rounded down. A refusal writes nothing. A
+// rounded up to the nanosecond), remaining tokens rounded down. A refusal takes nothing. A
 // subject whose state was written under another policy continues under the request's as
-// typed.Policy.Continue says, when it is next admitted.
+// typed.Policy.Continue says, from the first check under it: an Acquire, admitted or refused, or
+// a Peek keeps the carried state (unless it is full), so the old policy stops refilling the
+// subject.
 //
 // # Time
 //

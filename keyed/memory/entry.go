@@ -30,27 +30,41 @@ type entry struct {
 // is reports whether e is the live entry of key. The caller holds e.mu.
 func (e *entry) is(k *key) bool { return !e.dead && k.matches(e.key) }
 
-// debit takes cost tokens under p at at, from the entry's state carried over to p if it was
-// written under another policy; it keeps the result if admitted. The caller holds e.mu.
+// debit takes cost tokens under p at at, all or nothing, from the entry's state carried over to p
+// if it was written under another policy. The caller holds e.mu.
 func (e *entry) debit(p typed.Policy, at, cost int64) (typed.Outcome, bool) {
 	if e.policy == p {
 		return p.DebitIn(&e.state, at, cost)
 	}
 	state := e.continued(p, at)
 	o, ok := p.DebitIn(&state, at, cost)
-	if ok {
-		e.policy, e.state = p, state
-	}
+	e.keep(p, state, o, ok, at)
 	return o, ok
 }
 
-// peek is PeekIn under p on the entry's state. The caller holds e.mu.
+// peek is PeekIn under p on the entry's state, carried over to p if it was written under another
+// policy. The caller holds e.mu.
 func (e *entry) peek(p typed.Policy, at int64) (typed.Outcome, bool) {
 	if e.policy == p {
 		return p.PeekIn(&e.state, at)
 	}
 	state := e.continued(p, at)
-	return p.PeekIn(&state, at)
+	o, ok := p.PeekIn(&state, at)
+	e.keep(p, state, o, false, at)
+	return o, ok
+}
+
+// keep makes state, carried over to p and then debited (admitted) or not, the entry's. A
+// refusal or a Peek takes no token, but the carried state is kept all the same: the old policy
+// must not go on refilling a subject seen under the new one (drained under 20/min and refused
+// under 1/h, it would be full again under the old one a minute later, and start afresh under the
+// new). Unless the carried state is full: kept, it could be dropped, or carried back to the old
+// policy as full, and start afresh there, where it was not full; the old state, left as it is,
+// carries over to p as full again at any later check. The caller holds e.mu.
+func (e *entry) keep(p typed.Policy, state typed.State, o typed.Outcome, admitted bool, at int64) {
+	if admitted || o.Full > at {
+		e.policy, e.state = p, state
+	}
 }
 
 // continued returns the entry's state under p: itself if it was written under p; fresh if it is

@@ -1,8 +1,6 @@
 package storetest
 
-import (
-	"time"
-)
+import "time"
 
 // testPolicyChange changes the policy of a namespace that holds state: each subject carries over
 // the lesser of its tokens and the new capacity, switching back and forth never hands out a full
@@ -37,4 +35,42 @@ func testPolicyChange(h *harness) {
 	h.takeN(large, "u", 20, 20)       // a subject full under its old policy is full under the new
 	h.expectRemaining(large, "s", 20) // (a Peek and a TryAcquire alike)
 	h.expectRemaining(small, "u", 0)  // and carries back what it holds
+	testChangeSticks(h, ns)
+	testChangeReordered(h, ns)
+}
+
+// testChangeSticks: the carry happens at the first check under the new policy, refused or a Peek
+// as well as admitted, and the old policy stops refilling the subject there, unless the carried
+// state is full. Drained under 20/min
+// and refused under 1/h, a subject is still refused a minute later, when the old policy would
+// have refilled it.
+func testChangeSticks(h *harness, ns string) {
+	fast, slow := h.limiterOf("gcra 20/min burst 20", ns), h.limiterOf("gcra 1/h burst 20", ns)
+	h.takeN(fast, "refused", 20, 20)
+	h.takeN(slow, "refused", 1, 0)
+	h.takeN(fast, "peeked", 20, 20)
+	h.expectRemaining(slow, "peeked", 0)
+	h.advance(time.Minute)
+	h.takeN(slow, "refused", 1, 0)
+	h.expectRemaining(slow, "peeked", 0)
+	// Unless the carried state is full: kept, it would carry back to the old policy as a subject
+	// full again, which starts afresh.
+	ten, five := h.limiterOf("gcra 1/h burst 10", ns), h.limiterOf("gcra 1/h burst 5", ns)
+	h.takeN(ten, "capped", 5, 5)
+	h.expectRemaining(five, "capped", 5)
+	h.expectRemaining(ten, "capped", 5)
+}
+
+// testChangeReordered: a tree listing the same leaves in another order decides alike, and
+// continuing under it gives back nothing: a leaf continues from the most used old leaf, not from
+// the old leaf at its place (here the other algorithm).
+func testChangeReordered(h *harness, ns string) {
+	gw, wg := h.limiterOf("gcra 1/s burst 1 & window 5/h", ns), h.limiterOf("window 5/h & gcra 1/s burst 1", ns)
+	for range 5 {
+		h.takeN(gw, "reordered", 1, 1)
+		h.advance(time.Second)
+	}
+	h.takeN(wg, "reordered", 1, 0)
+	h.advance(time.Second)
+	h.takeN(wg, "reordered", 1, 0)
 }
