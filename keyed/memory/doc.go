@@ -54,10 +54,16 @@
 //
 // A Store is safe for concurrent use. A check of an existing subject finds its entry in its
 // shard's index without a lock, and takes the lock of that entry alone, for the arithmetic (no
-// allocation, no call out): checks of different subjects write no memory in common, so they
+// call out): checks of different subjects write no memory in common, so they
 // scale with the cores. Keys are spread over shards, whose locks serialize only what changes an
-// index: new subjects, dropped ones, the clock hand. Checks of an existing subject allocate
-// nothing.
+// index: new subjects, dropped ones, the clock hand.
+//
+// Checks of an existing subject allocate nothing under every policy whose typed.State fits its
+// 12 inline words and holds no log: every algorithm but the sliding log and the bucketed sliding
+// window, and trees of them up to four GCRAs or three counters, say. Under a policy with a log, or
+// a larger tree, a TryAcquire makes two allocations, admitted or refused: the state's extra block
+// is copied before the debit, so that an And refused by a later child leaves the earlier ones as
+// they were (typed.Policy.DebitIn). Peek allocates nothing under any policy.
 //
 // The store is a keyed.Binder: a keyed.Limiter of string subjects checks them through
 // [Store.Bind], which hashes the namespace once, so that each check hashes and compares the

@@ -61,6 +61,48 @@ func TestAcquireAllocatesNothing(t *testing.T) {
 	}
 }
 
+// TestAcquireAllocatesNothingInline pins, for every algorithm and trees up to the State's 12
+// inline words, zero allocations for TryAcquire admitted and refused, and for Peek; and the two
+// allocations that a policy with a log, or a larger tree, costs each TryAcquire (the package doc
+// says why), so that neither number grows unnoticed. The clock stands still: 1,000 tokens are
+// admitted, then every check is refused.
+func TestAcquireAllocatesNothingInline(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items: allocation counts mean nothing")
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		policy string
+		allocs float64
+	}{
+		{"gcra 1000/h burst 1000", 0}, {"token 1000/h burst 1000", 0}, {"leaky 1000/h burst 1000", 0},
+		{"finite 1000", 0}, {"window 1000/h", 0}, {"count 1000/h", 0},
+		{"gcra 1000/h burst 1000 & gcra 2000/h burst 2000 & gcra 3000/h burst 3000 & gcra 4000/h burst 4000", 0},
+		{"count 1000/h & count 2000/h & count 3000/h", 0},
+		{"sliding 1000/h", 2}, {"buckets 1000/h in 10", 2},
+		{"gcra 1000/h burst 1000 & gcra 2000/h burst 2000 & gcra 3000/h burst 3000 & gcra 4000/h burst 4000 & gcra 5000/h burst 5000", 2},
+	} {
+		spec, err := typed.Parse(c.policy)
+		require.NoError(t, err)
+		clock := newFakeClock(t0)
+		l := limiter(t, memory.New(memory.WithClock(clock.now)), spec, keyed.WithClock(clock.now))
+		admit := func() { _, _ = l.TryAcquire(ctx, "s", 1) }
+		admit()
+		assert.Equal(t, c.allocs, testing.AllocsPerRun(100, admit), "TryAcquire admitted under %s", c.policy)
+		for admitted := true; admitted; { // take what is left
+			d, _ := l.TryAcquire(ctx, "s", 1)
+			admitted = d.Allowed
+		}
+		refuse := func() {
+			if d, _ := l.TryAcquire(ctx, "s", 1); d.Allowed {
+				t.Fatalf("admitted under %s", c.policy)
+			}
+		}
+		assert.Equal(t, c.allocs, testing.AllocsPerRun(100, refuse), "TryAcquire refused under %s", c.policy)
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = l.Peek(ctx, "s") }), "Peek under %s", c.policy)
+	}
+}
+
 // TestEntriesOnlyBelowFull checks that an entry exists only while its subject is below full: a
 // refusal and a Peek create none, a Peek drops its own full subject, and new subjects drop full
 // ones under the clock hand until only those below full remain.
