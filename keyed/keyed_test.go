@@ -75,6 +75,15 @@ func TestCodecs(t *testing.T) {
 	assert.Equal(t, "4:grid:3,-4", l.Key(point{3, -4}))
 }
 
+// TestDefaultNamespace: without WithNamespace, keys are framed in "ratelimit".
+func TestDefaultNamespace(t *testing.T) {
+	l, err := keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{})
+	require.NoError(t, err)
+	assert.Equal(t, keyed.DefaultNamespace, l.Namespace())
+	assert.Equal(t, "ratelimit", keyed.DefaultNamespace)
+	assert.Equal(t, "9:ratelimit:alice", l.Key("alice"))
+}
+
 func TestPolicies(t *testing.T) {
 	assert.Equal(t, "gcra 10/s", keyed.PerSecond(10).String())
 	assert.Equal(t, "gcra 60/m", keyed.PerMinute(60).String())
