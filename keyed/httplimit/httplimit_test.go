@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/httplimit"
 	"github.com/numerus-closus/numerus/keyed/memory"
@@ -184,6 +185,24 @@ func TestMiddlewareCost(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, w.Code)
 	assert.Empty(t, w.Header().Get("Retry-After"), "a cost above the capacity never fits")
 	assert.Equal(t, 4, f.served)
+}
+
+// TestMiddlewareNegativeCost: a negative cost is the cost function's bug, reported and handled
+// as the caller chose for store failures, never a request served unchecked under FailClosed.
+func TestMiddlewareNegativeCost(t *testing.T) {
+	var logged []error
+	opts := []httplimit.Option{
+		httplimit.WithCost(func(*http.Request) int64 { return -1 }),
+		httplimit.WithErrorLog(func(_ *http.Request, err error) { logged = append(logged, err) }),
+	}
+	closed := newFixture(t, memory.New(), "10/s", httplimit.FailClosed, opts...)
+	assert.Equal(t, http.StatusServiceUnavailable, closed.do("192.0.2.1:1").Code)
+	assert.Zero(t, closed.served)
+	open := newFixture(t, memory.New(), "10/s", httplimit.FailOpen, opts...)
+	assert.Equal(t, http.StatusOK, open.do("192.0.2.1:1").Code)
+	assert.Equal(t, 1, open.served)
+	require.Len(t, logged, 2)
+	assert.ErrorIs(t, logged[0], numerus.ErrInvalidArgument)
 }
 
 // failing is a store whose backend is down.

@@ -38,7 +38,10 @@ const (
 //   - store failure: as the OnError given to New says, after reporting the error to the function
 //     of WithErrorLog.
 //
-// A cost below 1 serves the request unchecked, with no fields.
+// A cost of 0 serves the request unchecked, with no fields: a request the caller declares free (a
+// health check, say). A negative cost is a bug of the cost function, not a way to lift the limit:
+// it is reported to the function of WithErrorLog as an error matching numerus.ErrInvalidArgument,
+// and the request is handled as a store failure is, by the OnError given to New.
 //
 // The zero Middleware is not usable; a Middleware is a value, safe for concurrent use.
 type Middleware struct {
@@ -63,7 +66,8 @@ func WithKey(key func(*http.Request) string) Option {
 	return optionFunc(func(m *Middleware) { m.key = key })
 }
 
-// WithCost sets the function that says how many tokens a request takes (by default one).
+// WithCost sets the function that says how many tokens a request takes (by default one; 0 for a
+// free request, see [Middleware]).
 func WithCost(cost func(*http.Request) int64) Option {
 	return optionFunc(func(m *Middleware) { m.cost = cost })
 }
@@ -114,8 +118,12 @@ func clientKey(r *http.Request, trusted []netip.Prefix) string {
 func (m Middleware) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cost := m.cost(r)
-		if cost < 1 {
+		switch {
+		case cost == 0:
 			next.ServeHTTP(w, r)
+			return
+		case cost < 0:
+			m.failed(w, r, next, errNegativeCost)
 			return
 		}
 		d, err := m.decide(r.Context(), m.key(r), cost)
@@ -131,6 +139,8 @@ func (m Middleware) Handler(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+var errNegativeCost = &numerus.ParamError{Param: "cost", Problem: "is negative: the cost function of WithCost returned it"}
 
 // decide takes cost for key; a cost above the capacity is a refusal that never succeeds, with
 // the balance a Peek reports.
