@@ -91,7 +91,9 @@ func (c *compiled) least(s *State, now int64) usage {
 // copyFrom sets the leaf in next to the state of the leaf from in s, which decides alike.
 func (lf *leaf) copyFrom(next *State, from *leaf, s *State) {
 	if lf.k.isLog() {
-		next.ext.logs[lf.off] = s.ext.logs[from.off]
+		l := s.ext.logs[from.off]
+		l.P = lf.log // the same parameters (lf.same(from)), of this policy's compilation
+		next.ext.logs[lf.off] = l
 		return
 	}
 	copy(next.words(lf.off, lf.k.nwords()), s.words(from.off, from.k.nwords()))

@@ -137,6 +137,39 @@ func TestContinueToAnEqualTree(t *testing.T) {
 	})
 }
 
+// TestContinueKeepsLogs: a log leaf that a change keeps, or a policy compiled again from the same
+// text, keeps the log's entries through the next debits. The kept log still names the policy
+// compiled first; it must not be taken for another policy's log and made afresh, which handed
+// its tokens out again (an Or writes the refusing log back as it read it).
+func TestContinueKeepsLogs(t *testing.T) {
+	text := "sliding 2/h | gcra 1/s burst 1"
+	a, again, b := MustCompile(text), MustCompile(text), MustCompile("sliding 2/h | gcra 1/s burst 2")
+	s := a.Fresh()
+	for i := range 2 { // the log's 2 of the hour, at t0 and t0+1s
+		var ok bool
+		s, _, ok = a.DebitN(s, t0.Add(time.Duration(i)*time.Second), 1)
+		require.True(t, ok)
+	}
+	at := t0.Add(2 * time.Second) // the GCRA holds 1 again; the log none
+	for _, p := range []Policy{a, again, b} {
+		moved, took := p.Continue(a, s, at), 0
+		for range 3 {
+			var ok bool
+			if moved, _, ok = p.DebitN(moved, at, 1); ok {
+				took++
+			}
+		}
+		assert.Equal(t, 1, took, "DebitN under %s after %s", p, a)
+		moved, took = p.Continue(a, s, at), 0
+		for range 3 {
+			if _, ok := p.DebitIn(&moved, UnixNanos(at), 1); ok {
+				took++
+			}
+		}
+		assert.Equal(t, 1, took, "DebitIn under %s after %s", p, a)
+	}
+}
+
 func TestContinueExamples(t *testing.T) {
 	p5, p2, p9 := MustCompile("10/s burst 5"), MustCompile("10/s burst 2"), MustCompile("10/s burst 9")
 	s, _, _ := p5.DebitN(p5.Fresh(), t0, 2) // 3 left of 5

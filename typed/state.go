@@ -51,12 +51,17 @@ func (s *State) own(c *compiled) {
 		copy(e.logs, s.ext.logs)
 	}
 	for _, lf := range c.leaves {
-		if lf.k.isLog() && e.logs[lf.off].P != lf.log {
+		if lf.k.isLog() && !sameLog(e.logs[lf.off].P, lf.log) {
 			e.logs[lf.off] = lf.log.FreshLog()
 		}
 	}
 	s.ext = e
 }
+
+// sameLog reports whether a log kept under p is valid under q: the same parameters, whichever
+// compilation made them. (A log kept through a policy change, or under the same policy compiled
+// again, names the policy compiled first; made afresh, it would hand its tokens out again.)
+func sameLog(p, q *kernel.LogPolicy) bool { return p == q || p != nil && q != nil && *p == *q }
 
 // fit makes s safe to read under c: a State made by another policy, or the zero State, gets an
 // extra block of the size c reads (its words as far as they go, fresh logs otherwise).

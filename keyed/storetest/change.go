@@ -37,6 +37,21 @@ func testPolicyChange(h *harness) {
 	h.expectRemaining(small, "u", 0)  // and carries back what it holds
 	testChangeSticks(h, ns)
 	testChangeReordered(h, ns)
+	testChangeKeepsLog(h, ns)
+}
+
+// testChangeKeepsLog: a sliding log that a change keeps keeps its entries, also where an Or does
+// not charge it. The log's 2 of the hour are spent at t0 and t0+1s; at t0+2s the GCRA holds 1
+// again, and under the new policy (burst 2, identical log) only that 1 is admitted.
+func testChangeKeepsLog(h *harness, ns string) {
+	start := h.now()
+	old, changed := h.limiterOf("sliding 2/h | gcra 1/s burst 1", ns), h.limiterOf("sliding 2/h | gcra 1/s burst 2", ns)
+	h.takeN(old, "log", 1, 1)
+	h.set(start.Add(time.Second))
+	h.takeN(old, "log", 1, 1)
+	h.set(start.Add(2 * time.Second))
+	h.takeN(changed, "log", 3, 1)
+	h.takeN(h.limiterOf("sliding 2/h | gcra 1/s burst 2", ns), "log", 1, 0) // compiled again
 }
 
 // testChangeSticks: the carry happens at the first check under the new policy, refused or a Peek
