@@ -63,10 +63,10 @@ func TestPolicyChange(t *testing.T) {
 	t.Run("bucket: the lesser of tokens and capacity, never refilled", func(t *testing.T) {
 		runSteps(t, c, []step{
 			{0, hourly(10), 7, true, 3},
-			{0, hourly(5), 0, true, 3},  // full under burst 5: a Peek does not keep it
-			{0, hourly(10), 0, true, 3}, // so burst 10 holds its 3, not afresh
-			{0, hourly(2), 0, true, 2},  // a Peek keeps what it carried: 2 of 2, full, not kept
-			{0, hourly(4), 0, true, 3},  // min(3, 4), not full: kept
+			{0, hourly(5), 0, true, 3},  // 3 of 5: the Peek keeps it
+			{0, hourly(10), 0, true, 3}, // no refill from a larger capacity
+			{0, hourly(2), 0, true, 2},  // 2 of 2 is full: the Peek does not keep it
+			{0, hourly(4), 0, true, 3},  // so burst 4 carries burst 10's 3, not 2
 			{0, hourly(10), 0, true, 3}, // no refill from a larger capacity
 			{0, hourly(2), 1, true, 1},  // min(3, 2) - 1
 			{0, hourly(10), 0, true, 1},

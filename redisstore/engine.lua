@@ -425,9 +425,9 @@ local function engine()
     -- could as well have expired). Otherwise, at the latest of now and every instant the old states
     -- hold: if the trees have the same shape, a leaf identical to the old one at its place keeps its
     -- state, and a changed one continues from the old leaf at its place when both are the only
-    -- leaves of their kind in their trees; every other leaf continues from the most used old leaf
-    -- (the least remaining, the largest count), as the old leaf at its place may be another
-    -- algorithm, or another leaf of the same one. A leaf that continues holds the lesser of the
+    -- changed leaves of their kind in their trees; every other leaf continues from the most used
+    -- old leaf (the least remaining, the largest count), as the old leaf at its place may be
+    -- another algorithm, or another leaf of the same one. A leaf that continues holds the lesser of the
     -- tokens remaining and its capacity (for a window, its limit less the count used), all counted
     -- as used at that instant. So nothing is minted: a larger capacity does not refill, and
     -- alternating policies never gives back more than was left. It is defined on the only path
@@ -450,16 +450,25 @@ local function engine()
       local at = now
       for i in ipairs(leaves0) do at = max(at, S0[i].last) end
       local same, rem, used = shape(root0) == shape(root), NEVER, 0
-      local kinds0, kinds = {}, {} -- how many leaves of each kind either tree holds
+      local function identical(lo, l)
+        return lo and lo.k == l.k and lo[1] == l[1] and lo[2] == l[2] and lo[3] == l[3]
+      end
+      local kinds0, kinds = {}, {} -- how many changed leaves of each kind either tree holds
       for i, lo in ipairs(leaves0) do
         local lim, r = status(lo, S0[i], at)
         rem, used = min(rem, r), max(used, lim - r)
-        kinds0[lo.k] = (kinds0[lo.k] or 0) + 1
       end
-      for _, l in ipairs(leaves) do kinds[l.k] = (kinds[l.k] or 0) + 1 end
+      if same then
+        for i, l in ipairs(leaves) do
+          local lo = leaves0[i]
+          if not identical(lo, l) then
+            kinds0[lo.k], kinds[l.k] = (kinds0[lo.k] or 0) + 1, (kinds[l.k] or 0) + 1
+          end
+        end
+      end
       for i, l in ipairs(leaves) do
         local lo, so = leaves0[i], S0[i]
-        if same and lo.k == l.k and lo[1] == l[1] and lo[2] == l[2] and lo[3] == l[3] then
+        if same and identical(lo, l) then
           S[i] = so
           if so.ncum then -- a log: the hash is rewritten, so its entries move to memory
             S[i] = { h = so.h, t = so.t, base = so.base, last = so.last, nat = so.nat, ncum = so.ncum, mem = {} }

@@ -19,18 +19,22 @@ import (
 //     from "window 10/h" with 7 counted, "window 20/h" holds 3, not 13).
 //   - If the trees have the same shape, a leaf identical to the old leaf at its place keeps its
 //     state exactly, and a changed leaf continues from the old leaf at its place if both are the
-//     only leaves of their algorithm in their trees ("gcra 10/s & window 1000/h" to
-//     "gcra 20/s & window 1000/h": the GCRA from the GCRA). Every other leaf continues from the
-//     most used old leaf (the least remaining and the largest count of them all): the old leaf at
-//     its place may be another algorithm, or another leaf of the same one ("gcra 1/s & gcra 5/h"
-//     reordered), whose tokens say nothing of what this leaf may hold.
+//     only changed leaves of their algorithm in their trees ("gcra 10/s & gcra 1000/h" to
+//     "gcra 10/s & gcra 2000/h": the hourly GCRA from the hourly one). Every other leaf continues
+//     from the most used old leaf (the least remaining and the largest count of them all): the old
+//     leaf at its place may be another algorithm, or another leaf of the same one
+//     ("gcra 1/s & gcra 5/h" reordered), whose tokens say nothing of what this leaf may hold.
 //   - A finite bucket never refills: one added by a change holds at most the tokens the subject
 //     held then, for good. Give a subject a new lifetime budget with a Reset (keyed) or a fresh
 //     state, not with a change.
 //
 // The tokens a changed leaf holds are whole tokens counted as used at at (or at the latest instant
-// the state admitted, if later), so switching back and forth between two policies never creates
-// tokens, now or later. The result never admits more than p allows.
+// the state admitted, if later), so switching back and forth between two policies never leaves
+// the subject more tokens than staying would: not at the switch, nor at any later instant its
+// Status is read. What later debits take may still differ a little: an Or charges each child that
+// admits, so a child holding fewer tokens is charged less and may admit sooner, and a debit of
+// several tokens refused leaves room for single ones. The result never admits more than p
+// allows.
 func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	c, old := p.c, prev.c
 	switch {
@@ -52,7 +56,7 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 		switch {
 		case shaped && lf.same(&old.leaves[i]):
 			lf.copyFrom(&next, &old.leaves[i], &s)
-		case shaped && lf.k == old.leaves[i].k && c.alone(lf.k) && old.alone(lf.k):
+		case shaped && lf.k == old.leaves[i].k && changedAlone(c, old, lf.k):
 			lf.hold(&next, now, lf.carried(usageOf(old.leaves[i].status(&s, now))))
 		default:
 			lf.hold(&next, now, lf.carried(whole))
@@ -61,15 +65,21 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	return next
 }
 
-// alone reports whether the tree has exactly one leaf of kind k.
-func (c *compiled) alone(k kind) bool {
-	n := 0
+// changedAlone reports whether trees c and old, of the same shape, each have exactly one changed
+// leaf of kind k: one not identical to the leaf at its place in the other tree.
+func changedAlone(c, old *compiled, k kind) bool {
+	n, o := 0, 0
 	for i := range c.leaves {
-		if c.leaves[i].k == k {
-			n++
+		if !c.leaves[i].same(&old.leaves[i]) {
+			if c.leaves[i].k == k {
+				n++
+			}
+			if old.leaves[i].k == k {
+				o++
+			}
 		}
 	}
-	return n == 1
+	return n == 1 && o == 1
 }
 
 // usage is what a changed leaf continues from: the tokens remaining and the tokens used.

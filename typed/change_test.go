@@ -196,6 +196,12 @@ func TestContinueExamples(t *testing.T) {
 	_, _, ok := wg.DebitN(moved, t0.Add(6*time.Second), 1)
 	assert.False(t, ok, "reordering the tree gave back the window's count")
 
+	// Raising one of two GCRAs: the hourly leaf continues from the hourly one (990 left), not
+	// from the most used leaf (the per-second one, just spent), so a second later 10 fit again.
+	two, raised := MustCompile("gcra 10/s burst 10 & gcra 1000/h burst 1000"), MustCompile("gcra 10/s burst 10 & gcra 2000/h burst 2000")
+	s, _, _ = two.DebitN(two.Fresh(), t0, 10)
+	assert.Equal(t, int64(10), raised.Status(raised.Continue(two, s, t0), t0.Add(time.Second)).Remaining)
+
 	assert.Equal(t, State{}, Policy{}.Continue(p5, s, t0))
 	same := MustCompile("gcra 20/2s burst 5")
 	s, _, _ = p5.DebitN(p5.Fresh(), t0.Add(time.Millisecond), 1)

@@ -118,7 +118,8 @@
 // one at its place keeps its state, a changed one continues from the old leaf at its place when
 // both are the only leaves of their algorithm, and any other from the most used old leaf, so a
 // reordered or reshaped tree never holds more than the old one did.
-// Re-applying the same policy changes nothing, and switching back and forth never creates tokens.
+// Re-applying the same policy changes nothing, and switching back and forth never leaves more
+// tokens than staying, at the switch or later.
 //
 // # Time
 //

@@ -63,7 +63,8 @@
 // window, and trees of them up to four GCRAs or three counters, say. Under a policy with a log, or
 // a larger tree, a TryAcquire makes two allocations, admitted or refused: the state's extra block
 // is copied before the debit, so that an And refused by a later child leaves the earlier ones as
-// they were (typed.Policy.DebitIn). Peek allocates nothing under any policy.
+// they were (typed.Policy.DebitIn). A Peek of a subject kept under the request's policy allocates
+// nothing under any policy.
 //
 // The store is a keyed.Binder: a keyed.Limiter of string subjects checks them through
 // [Store.Bind], which hashes the namespace once, so that each check hashes and compares the

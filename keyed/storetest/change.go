@@ -38,6 +38,18 @@ func testPolicyChange(h *harness) {
 	testChangeSticks(h, ns)
 	testChangeReordered(h, ns)
 	testChangeKeepsLog(h, ns)
+	testChangeRaisesOne(h, ns)
+}
+
+// testChangeRaisesOne: raising one of two GCRAs, the raised leaf continues from the one it
+// replaces (990 of 1000 left), not from the most used leaf (the per-second one, just spent).
+func testChangeRaisesOne(h *harness, ns string) {
+	two := h.limiterOf("gcra 10/s burst 10 & gcra 1000/h burst 1000", ns)
+	raised := h.limiterOf("gcra 10/s burst 10 & gcra 2000/h burst 2000", ns)
+	h.takeN(two, "raised", 10, 10)
+	h.takeN(raised, "raised", 1, 0)
+	h.advance(time.Second)
+	h.takeN(raised, "raised", 11, 10)
 }
 
 // testChangeKeepsLog: a sliding log that a change keeps keeps its entries, also where an Or does
