@@ -153,7 +153,7 @@
 // (TIME, GET and SET with a TTL alone cost 37k). On a shared two-core machine that is about 22µs
 // and 16µs of server time a serial check (INFO commandstats), against 28µs and 20µs; trees and logs
 // cost more. In the bench module's full runs, a serial check over loopback took 0.82–1.04× of
-// redis_rate's time (0.96× admitted and 0.94× refused in the latest): level within the noise, the
+// redis_rate's time (0.96× admitted and refused in the latest): level within the noise, the
 // round trip and the client's system calls taking nearly all of it; 64 goroutines, their checks
 // coalesced, got 3.3–4.0× its throughput; a batch of 100 cost 3–10µs a check, the server's
 // writes dominating (10µs on a day the machine ran at about 60% of its usual speed). Subjects
