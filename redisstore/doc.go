@@ -77,10 +77,10 @@
 // subject over as keyed's memory store does: a subject full again under its old policy starts
 // full under the new one; otherwise it continues as typed.Policy.Continue says — a leaf identical
 // to the old one at its place keeps its exact state, a changed one continues from the old leaf at
-// its place when both are the only leaves of their algorithm, and any other from the most used old
-// leaf; each carries the lesser of the tokens remaining and the new capacity (for a window, its
-// limit less the count used), so a larger capacity does not refill and alternating policies never
-// hands out a token that was not left. The carried state is written by the first check under the
+// its place when both are the only changed leaves of their algorithm, and any other from the most
+// used old leaf; each carries the lesser of the tokens remaining and the new capacity (for a
+// window, its limit less the count used), so a larger capacity does not refill and alternating
+// policies never hands out a token that was not left. The carried state is written by the first check under the
 // new policy, admitted or refused, and by a Peek, so the old policy stops refilling the subject;
 // a refusal or a Peek does not write a carried state that is full (it would carry back to the old
 // policy as full again).

@@ -23,10 +23,15 @@ import (
 //     "gcra 10/s & gcra 2000/h": the hourly GCRA from the hourly one). Every other leaf continues
 //     from the most used old leaf (the least remaining and the largest count of them all): the old
 //     leaf at its place may be another algorithm, or another leaf of the same one
-//     ("gcra 1/s & gcra 5/h" reordered), whose tokens say nothing of what this leaf may hold.
+//     ("gcra 1/s & gcra 5/h" reordered), whose tokens say nothing of what this leaf may hold. So
+//     when two leaves of one algorithm change at once (both GCRAs of "gcra 10/s & gcra 1000/h"
+//     raised), both start from the tightest balance: nothing is handed out, but a raised limit
+//     may take up to its refill time to be felt.
 //   - A finite bucket never refills: one added by a change holds at most the tokens the subject
 //     held then, for good. Give a subject a new lifetime budget with a Reset (keyed) or a fresh
-//     state, not with a change.
+//     state, not with a change. A finite bucket keeps no instant either: a state carried over to
+//     a policy of finite buckets alone and back forgets its latest instant, so an instant earlier
+//     than that one then counts as itself (a clock stepping back across two changes).
 //
 // The tokens a changed leaf holds are whole tokens counted as used at at (or at the latest instant
 // the state admitted, if later), so switching back and forth between two policies never leaves
@@ -42,7 +47,7 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 		return State{}
 	case old == nil:
 		return p.Fresh()
-	case c.text == old.text || sameLeaves(c, old):
+	case p.DecidesLike(prev):
 		return s
 	}
 	old.fit(&s)
@@ -51,12 +56,21 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 		now = max(now, old.leaves[i].last(&s))
 	}
 	next, shaped, whole := p.Fresh(), sameShape(c, old), old.least(&s, now)
+	var changed, changedOld [kindBuckets + 1]int // changed leaves of each kind, in c and in old
+	if shaped {
+		for i := range c.leaves {
+			if !c.leaves[i].same(&old.leaves[i]) {
+				changed[c.leaves[i].k]++
+				changedOld[old.leaves[i].k]++
+			}
+		}
+	}
 	for i := range c.leaves {
 		lf := &c.leaves[i]
 		switch {
 		case shaped && lf.same(&old.leaves[i]):
 			lf.copyFrom(&next, &old.leaves[i], &s)
-		case shaped && lf.k == old.leaves[i].k && changedAlone(c, old, lf.k):
+		case shaped && lf.k == old.leaves[i].k && changed[lf.k] == 1 && changedOld[lf.k] == 1:
 			lf.hold(&next, now, lf.carried(usageOf(old.leaves[i].status(&s, now))))
 		default:
 			lf.hold(&next, now, lf.carried(whole))
@@ -65,21 +79,18 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	return next
 }
 
-// changedAlone reports whether trees c and old, of the same shape, each have exactly one changed
-// leaf of kind k: one not identical to the leaf at its place in the other tree.
-func changedAlone(c, old *compiled, k kind) bool {
-	n, o := 0, 0
-	for i := range c.leaves {
-		if !c.leaves[i].same(&old.leaves[i]) {
-			if c.leaves[i].k == k {
-				n++
-			}
-			if old.leaves[i].k == k {
-				o++
-			}
-		}
+// DecidesLike reports whether p and q are the same policy, however written and compiled: the
+// same tree of the same algorithms with the same parameters in lowest terms, as "10/s" and
+// "gcra 20/2s burst 10". Continue between them returns the state unchanged, and a store may
+// treat a state kept under one as kept under the other.
+func (p Policy) DecidesLike(q Policy) bool {
+	switch {
+	case p.c == q.c:
+		return true
+	case p.c == nil || q.c == nil:
+		return false
 	}
-	return n == 1 && o == 1
+	return p.c.text == q.c.text || sameLeaves(p.c, q.c)
 }
 
 // usage is what a changed leaf continues from: the tokens remaining and the tokens used.

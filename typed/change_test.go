@@ -220,3 +220,15 @@ func MustParseR(t require.TestingT, text string) Spec {
 	require.NoError(t, err)
 	return sp
 }
+
+func TestDecidesLike(t *testing.T) {
+	ten := MustCompile("10/s")
+	assert.True(t, ten.DecidesLike(ten))
+	assert.True(t, ten.DecidesLike(MustCompile("10/s")), "compiled apart")
+	assert.True(t, ten.DecidesLike(MustCompile("gcra 20/2s burst 10")), "written otherwise")
+	assert.False(t, ten.DecidesLike(MustCompile("10/s burst 11")))
+	assert.False(t, ten.DecidesLike(MustCompile("token 10/s burst 10")), "another algorithm")
+	assert.False(t, MustCompile("10/s & 5/min").DecidesLike(MustCompile("5/min & 10/s")), "another order")
+	assert.False(t, ten.DecidesLike(Policy{}))
+	assert.True(t, Policy{}.DecidesLike(Policy{}))
+}

@@ -116,8 +116,8 @@
 // in the current window, capped at the new limit, and the lesser of its tokens and the new limit
 // less that count (a larger limit does not refill either). In a tree, a leaf identical to the old
 // one at its place keeps its state, a changed one continues from the old leaf at its place when
-// both are the only leaves of their algorithm, and any other from the most used old leaf, so a
-// reordered or reshaped tree never holds more than the old one did.
+// both are the only changed leaves of their algorithm, and any other from the most used old
+// leaf, so a reordered or reshaped tree never holds more than the old one did.
 // Re-applying the same policy changes nothing, and switching back and forth never leaves more
 // tokens than staying, at the switch or later.
 //

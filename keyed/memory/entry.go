@@ -33,6 +33,7 @@ func (e *entry) is(k *key) bool { return !e.dead && k.matches(e.key) }
 // debit takes cost tokens under p at at, all or nothing, from the entry's state carried over to p
 // if it was written under another policy. The caller holds e.mu.
 func (e *entry) debit(p typed.Policy, at, cost int64) (typed.Outcome, bool) {
+	e.adopt(p)
 	if e.policy == p {
 		return p.DebitIn(&e.state, at, cost)
 	}
@@ -45,6 +46,7 @@ func (e *entry) debit(p typed.Policy, at, cost int64) (typed.Outcome, bool) {
 // peek is PeekIn under p on the entry's state, carried over to p if it was written under another
 // policy. The caller holds e.mu.
 func (e *entry) peek(p typed.Policy, at int64) (typed.Outcome, bool) {
+	e.adopt(p)
 	if e.policy == p {
 		return p.PeekIn(&e.state, at)
 	}
@@ -52,6 +54,16 @@ func (e *entry) peek(p typed.Policy, at int64) (typed.Outcome, bool) {
 	o, ok := p.PeekIn(&state, at)
 	e.keep(p, state, o, false, at)
 	return o, ok
+}
+
+// adopt makes p the entry's policy if the state's decides like it: the same policy compiled apart
+// (two limiters of one text), which is no change at all, so the state stands as it is rather
+// than being carried over (which starts a full subject afresh, unlike the grace). The caller
+// holds e.mu.
+func (e *entry) adopt(p typed.Policy) {
+	if e.policy != p && e.policy.DecidesLike(p) {
+		e.policy = p
+	}
 }
 
 // keep makes state, carried over to p and then debited (admitted) or not, the entry's. A

@@ -103,6 +103,36 @@ func TestAcquireAllocatesNothingInline(t *testing.T) {
 	}
 }
 
+// TestSamePolicyCompiledApart: two limiters of one policy text, each compiling it, decide as one
+// limiter does, also when an instant steps back: the store must not take the second compilation
+// for a policy change, which starts a full subject afresh regardless of the grace.
+func TestSamePolicyCompiledApart(t *testing.T) {
+	ctx := context.Background()
+	spec, err := typed.Parse("window 1/s | window 3/1ms")
+	require.NoError(t, err)
+	steps := []struct {
+		at   time.Duration
+		cost int64
+	}{{1500 * time.Millisecond, 1}, {2 * time.Second, 3}, {1600 * time.Millisecond, 1}}
+	decide := func(apart bool) []bool {
+		clock := newFakeClock(t0)
+		s := memory.New(memory.WithClock(clock.now), memory.WithGrace(time.Hour))
+		ls := []keyed.Limiter[string]{limiter(t, s, spec, keyed.WithClock(clock.now))}
+		if apart {
+			ls = append(ls, limiter(t, s, spec, keyed.WithClock(clock.now)))
+		}
+		var got []bool
+		for i, st := range steps {
+			clock.ns.Store(t0.Add(st.at).UnixNano())
+			d, err := ls[i%len(ls)].TryAcquire(ctx, "s", st.cost)
+			require.NoError(t, err)
+			got = append(got, d.Allowed)
+		}
+		return got
+	}
+	assert.Equal(t, decide(false), decide(true))
+}
+
 // TestEntriesOnlyBelowFull checks that an entry exists only while its subject is below full: a
 // refusal and a Peek create none, a Peek drops its own full subject, and new subjects drop full
 // ones under the clock hand until only those below full remain.
