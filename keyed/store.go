@@ -21,10 +21,11 @@ import (
 // [storetest]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/storetest
 type Store interface {
 	// Acquire takes r.Cost tokens for the subject of r.Key under r.Policy at r.At, all or
-	// nothing. A refusal changes nothing.
+	// nothing. A refusal takes no token (it may keep the subject's state carried over to
+	// r.Policy, see the package doc's Policy change).
 	Acquire(ctx context.Context, r Request) (Decision, error)
 	// Peek reports whether the subject could take one token at r.At, and its balance, taking
-	// nothing. r.Cost is 1.
+	// nothing (it may keep the state carried over to r.Policy, as Acquire). r.Cost is 1.
 	Peek(ctx context.Context, r Request) (Decision, error)
 	// Reset forgets the subject of r.Key: its next check starts from full. Only r.Key is set.
 	Reset(ctx context.Context, r Request) error

@@ -90,10 +90,11 @@ func WithCoalescing(n int) Option {
 
 // Acquire takes r.Cost tokens for the subject of r.Key under r.Policy, all or nothing, in one
 // round trip, at r.At (truncated to the microsecond) or, when r.At is zero, at the server's
-// clock. A refusal is a Decision and changes nothing; the error reports a backend failure,
-// corrupt state (ErrCorrupt), or an invalid request (matching numerus.ErrInvalidArgument, before
-// any server call): a policy the script cannot run (see CheckPolicy), a cost below 1 or above the
-// policy's capacity, an instant before 1970 or after 2112. Made while the store's round trips of
+// clock. A refusal is a Decision and takes no token (a check under a new policy keeps the
+// carried state, see Policy changes); the error reports a backend failure, corrupt state
+// (ErrCorrupt), or an invalid request (matching numerus.ErrInvalidArgument, before any server
+// call): a policy the script cannot run (see CheckPolicy), a cost below 1 or above the policy's
+// capacity, an instant before 1970 or after 2112. Made while the store's round trips of
 // acquires are all in flight, it waits for one to end and goes in the next (see [WithCoalescing]).
 func (s *Store) Acquire(ctx context.Context, r keyed.Request) (keyed.Decision, error) {
 	return s.run(ctx, opAcquire, r)
