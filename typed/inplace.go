@@ -129,8 +129,20 @@ func (c *compiled) outcome(s *State, at, from int64, ok bool) Outcome {
 	return outcomeOf(st, at, from, ok)
 }
 
-// fits reports whether s can be read under c as it is (see fit).
+// fits reports whether s can be read under c as it is (see fit): its extra block has the size c
+// reads, and its logs the parameters of c's.
 func (c *compiled) fits(s *State) bool {
 	e := s.ext
-	return !c.ext || e != nil && len(e.w) == max(c.words-inlineWords, 0) && len(e.logs) == c.logs
+	if !c.ext {
+		return true
+	}
+	if e == nil || len(e.w) != max(c.words-inlineWords, 0) || len(e.logs) != c.logs {
+		return false
+	}
+	for i := range c.leaves {
+		if lf := &c.leaves[i]; lf.k.isLog() && !sameLog(e.logs[lf.off].P, lf.log) {
+			return false
+		}
+	}
+	return true
 }

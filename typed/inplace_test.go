@@ -94,6 +94,32 @@ func TestDebitInForeignState(t *testing.T) {
 	}
 }
 
+// TestForeignLogReadsAsItsOwn: a State whose sliding log another policy wrote is read under the
+// reading policy's limit, holding what it held: a log of 100 an hour read by a policy of 1 an hour
+// admits no more than 1 (it admitted 5, the old log deciding by its own limit), a used one
+// admits nothing, and one read by a policy of the same parameters stands as it is.
+func TestForeignLogReadsAsItsOwn(t *testing.T) {
+	wide, narrow := MustCompile("sliding 100/h"), MustCompile("sliding 1/h")
+	takes := func(p Policy, s State) (admitted int) {
+		for range 5 {
+			var ok bool
+			if s, _, ok = p.DebitN(s, t0.Add(time.Minute), 1); ok {
+				admitted++
+			}
+			if _, ok = p.DebitIn(&s, UnixNanos(t0.Add(time.Minute)), 1); ok {
+				admitted++
+			}
+		}
+		return admitted
+	}
+	require.Equal(t, 1, takes(narrow, wide.Fresh()), "a fresh foreign log")
+	used, _, ok := wide.DebitN(wide.Fresh(), t0, 50)
+	require.True(t, ok)
+	require.Zero(t, takes(narrow, used), "a foreign log with 50 used")
+	require.Equal(t, 5+5, takes(MustCompile("sliding 100/1h"), used), "the same parameters")
+	require.Equal(t, 0, takes(MustCompile("sliding 50/h"), used), "50 used of a limit of 50")
+}
+
 // TestDebitInAllocatesNothing: DebitIn and PeekIn on a State within 12 inline words and without
 // a log allocate nothing, admitted or refused.
 func TestDebitInAllocatesNothing(t *testing.T) {

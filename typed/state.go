@@ -50,12 +50,27 @@ func (s *State) own(c *compiled) {
 		copy(e.w, s.ext.w)
 		copy(e.logs, s.ext.logs)
 	}
-	for _, lf := range c.leaves {
-		if lf.k.isLog() && !sameLog(e.logs[lf.off].P, lf.log) {
-			e.logs[lf.off] = lf.log.FreshLog()
+	for i := range c.leaves {
+		if lf := &c.leaves[i]; lf.k.isLog() {
+			e.logs[lf.off] = lf.ownLog(e.logs[lf.off])
 		}
 	}
 	s.ext = e
+}
+
+// ownLog returns l read as the leaf's own log. A log of the same parameters stands as it is; the
+// zero Log is fresh; a log of other parameters holds what it held at its latest instant, all of
+// it used then, cut to the leaf's limit as Continue cuts a changed log: read under its own
+// parameters it would hand tokens out by another limit, and made afresh it would hand them out
+// again.
+func (lf *leaf) ownLog(l kernel.Log) kernel.Log {
+	switch {
+	case sameLog(l.P, lf.log):
+		return l
+	case l.P == nil:
+		return lf.log.FreshLog()
+	}
+	return lf.log.LogHolding(l.Last, lf.carried(usageOf(l.Status(l.Last))))
 }
 
 // sameLog reports whether a log kept under p is valid under q: the same parameters, whichever
