@@ -62,12 +62,11 @@ func fromInstant(ns int64, at time.Time) NextDebitable {
 	return DebitableFrom(t)
 }
 
-// status converts a kernel's status at at; a limiter full at the instant asked is full at at
-// itself, even where at lies outside the years 1677 to 2262 and the kernel saw it clamped.
+// status converts a kernel's status at at (see kernel.FullTime).
 func status(s kernel.Status, at time.Time) Status {
-	full := fromInstant(s.Full, at)
-	if s.Full == instant(at) {
-		full = DebitableFrom(at)
+	full := Never()
+	if t, ok := kernel.FullTime(s.Full, at); ok {
+		full = DebitableFrom(t)
 	}
 	return Status{Limit: s.Limit, Remaining: s.Remaining, Full: full}
 }

@@ -69,8 +69,13 @@ func answer(ns int64, at time.Time) numerus.NextDebitable {
 	return numerus.DebitableFrom(t)
 }
 
+// toStatus converts a kernel's status at at, as numerus does (see kernel.FullTime).
 func toStatus(s kernel.Status, at time.Time) numerus.Status {
-	return numerus.Status{Limit: s.Limit, Remaining: s.Remaining, Full: answer(s.Full, at)}
+	full := numerus.Never()
+	if t, ok := kernel.FullTime(s.Full, at); ok {
+		full = numerus.DebitableFrom(t)
+	}
+	return numerus.Status{Limit: s.Limit, Remaining: s.Remaining, Full: full}
 }
 
 // Dynamic returns l as a numerus.Limiter, so that typed and dynamic limiters mix in numerus.And,

@@ -26,6 +26,16 @@ func Instant(t time.Time) (int64, bool) {
 	return sec*1e9 + int64(t.Nanosecond()), uint64(sec+9214560000) < 18429206400
 }
 
+// FullTime converts the instant a Status taken at FromTime(at) reports its limiter full, and
+// reports false for Never: at itself when the limiter is full at the instant asked, even where
+// at lies outside the years 1678 to 2262 and FromTime clamped it.
+func FullTime(full int64, at time.Time) (time.Time, bool) {
+	if full == FromTime(at) {
+		return at, true
+	}
+	return ToTime(full, at.Location())
+}
+
 // ToTime converts a kernel instant back to a time in loc, and reports false for Never.
 func ToTime(ns int64, loc *time.Location) (time.Time, bool) {
 	if ns == Never {

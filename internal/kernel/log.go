@@ -74,6 +74,15 @@ func expireIn(l *Log, at int64) {
 
 func (l Log) count() int64 { return l.newest.cum - l.base }
 
+// subWindow returns the start of the sub-window holding at, where the log records a debit at at:
+// at itself when the quantum is a nanosecond. The first sub-window starts at MinInstant.
+func (p *LogPolicy) subWindow(at int64) int64 {
+	if p.Quantum > 1 {
+		return SubSat(at, floorMod(at, 0, p.Quantum))
+	}
+	return at
+}
+
 // Debit records cost tokens at at.
 func (l Log) Debit(at, cost int64) (Log, int64, bool) {
 	CheckCost(cost)
@@ -88,10 +97,7 @@ func (l Log) Debit(at, cost int64) (Log, int64, bool) {
 	if over := count + cost - p.Limit; over > 0 {
 		return l, Until(live.expiry(over), p.Width), false
 	}
-	q := at
-	if p.Quantum > 1 {
-		q = SubSat(at, floorMod(at, 0, p.Quantum)) // the first sub-window starts at MinInstant here
-	}
+	q := p.subWindow(at)
 	switch {
 	case count == 0:
 		live.head = live.tail

@@ -167,7 +167,7 @@ func (p *LogPolicy) checkEntries(last int64, pairs []int64, es []entry) *Invalid
 			return corrupt("entries", "hold an instant no longer live at last")
 		case i > 0 && at <= prev:
 			return corrupt("entries", "are not in increasing order")
-		case floorMod(at, 0, p.Quantum) != 0:
+		case at != p.subWindow(at):
 			return corrupt("entries", "hold an instant not rounded to the quantum")
 		case tokens < 1 || tokens > p.Limit-cum:
 			return corrupt("entries", "hold an empty entry or more than the limit in all")
@@ -210,7 +210,7 @@ func (p *LogPolicy) LogHolding(at, r int64) Log {
 	l := p.FreshLog()
 	l.Last = at
 	if used := p.Limit - r; used > 0 {
-		l.newest = entry{at: at - floorMod(at, 0, p.Quantum), cum: used}
+		l.newest = entry{at: p.subWindow(at), cum: used}
 	}
 	return l
 }
