@@ -3,6 +3,7 @@ package typed
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 )
 
@@ -50,6 +51,9 @@ func (sp *Spec) UnmarshalJSON(data []byte) error {
 		*sp = parsed
 		return nil
 	}
+	if jsonDepth(data) > 2*maxDepth+1 { // each level of specs is an object holding an array
+		return paramError("", "of", "nests more than "+strconv.Itoa(maxDepth)+" levels")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var d specDoc
@@ -62,6 +66,27 @@ func (sp *Spec) UnmarshalJSON(data []byte) error {
 	}
 	*sp = parsed
 	return nil
+}
+
+// jsonDepth returns how deeply the objects and arrays of the JSON text data nest, at most. It
+// reads strings only to skip them, so that decoding a spec rejects a deep one before encoding/json
+// reads it level by level, each level anew (a cost that grows with the square of the depth).
+func jsonDepth(data []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range data {
+		switch {
+		case inString:
+			inString, escaped = escaped || c != '"', !escaped && c == '\\'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 func (d specDoc) spec() (Spec, error) {
