@@ -30,16 +30,15 @@ func (s *Store) Bind(prefix string, p typed.Policy) keyed.Bound {
 // Acquire takes cost tokens, at least 1, for subject.
 func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome, bool, int64) {
 	s := b.s
-	ns := s.at(at)
+	ns, own := s.at(at)
 	h := mix(b.hash, maphash.String(s.seed, subject))
-	o, ok := s.shard(h).acquire(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, cost, s.grace)
-	return o, ok, ns
+	return s.shard(h).acquire(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, cost, s, own)
 }
 
 // Peek reports whether subject could take one token.
 func (b *bound) Peek(subject string, at time.Time) (typed.Outcome, bool, int64) {
 	s := b.s
-	ns := s.at(at)
+	ns, _ := s.at(at)
 	h := mix(b.hash, maphash.String(s.seed, subject))
 	o, ok := s.shard(h).peek(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, s.grace)
 	return o, ok, ns

@@ -26,21 +26,25 @@
 // add up to, which moves nothing but where fixed windows start.
 //
 // An instant earlier than the latest one a subject was admitted at counts as that one, so a clock
-// stepping back credits nothing — as long as the subject's entry is kept. Once a subject is back
-// to full its entry may be dropped, and it then starts afresh: an instant earlier than the
-// dropped entry's latest is no longer raised to it. With the real clock, which never steps back,
-// this cannot happen: it takes the caller's instants (At, or WithClock) stepping back by more
-// than the grace after the subject refilled, and even then it never admits more at the instant
-// than the full subject would.
+// stepping back credits nothing. Entries are dropped at the instants of checks (of any subject,
+// and of [Store.Sweep]) once their subject has been full for the grace; a check whose instant
+// lies further back than that, behind an instant the store was given before, may therefore find
+// its subject's entry dropped while the subject was not yet full at its instant, and start
+// afresh. The store's own clock never does this: it never steps back, and a check that finds no
+// entry for its subject reads it again under the lock of its shard, after any drop there.
+// Instants a caller gives (a request's At, or a keyed.Limiter's clock) must keep to it
+// themselves: across subjects, none more than the grace behind the latest the store was given.
+// A replay in time order does; a test that moves its clock back should set a longer grace
+// ([WithGrace]). Within that, dropping entries changes no decision.
 //
 // # Memory
 //
 // An entry exists only while its subject is below full, and for a grace after (one second by
 // default, see [WithGrace]). Entries are reclaimed incrementally, with no goroutine and no
-// pause, by a clock hand in each shard: each new entry moves its shard's hand over two entries,
-// and the hand drops those whose subject has been full for the grace; a Peek drops its own
-// subject's entry likewise. The live entries of a shard are thus at most about twice the
-// subjects below full or within their grace. The grace spares subjects that refill between
+// pause, by a clock hand in each shard: each new entry moves its shard's hand over three
+// entries, and the hand drops those whose subject has been full for the grace; a Peek drops its
+// own subject's entry likewise. The live entries of a shard are thus at most about one and a half
+// times the subjects below full or within their grace. The grace spares subjects that refill between
 // their checks from having their entry dropped and made again, so steady traffic neither churns
 // nor allocates. [Store.Sweep] moves the hands further on request, for a caller that wants
 // memory back after traffic stops. A finite bucket never refills, so its charged subjects stay

@@ -47,7 +47,9 @@ func WithClock(now func() time.Time) Option {
 // entry is dropped once its subject has been full for grace. Zero drops entries as soon as they
 // are full; a grace longer than the gaps between a subject's checks spares subjects that refill
 // between checks from having their entry dropped and made again, so steady traffic neither
-// churns nor allocates. Decisions do not depend on it.
+// churns nor allocates. Decisions do not depend on it while no check's instant lies more than
+// the grace behind one the store was given before, as with the store's own clock (see the
+// package doc's section on time).
 func WithGrace(grace time.Duration) Option {
 	return optionFunc(func(s *Store) { s.grace = int64(max(grace, 0)) })
 }
@@ -86,9 +88,9 @@ func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, e
 	if err := check(r.Policy, r.Cost); err != nil {
 		return keyed.Decision{}, err
 	}
-	at := s.at(r.At)
+	at, own := s.at(r.At)
 	h := hash(s.seed, r.Key)
-	o, ok := s.shard(h).acquire(h, &key{bytes: r.Key}, r.Policy, at, r.Cost, s.grace)
+	o, ok, at := s.shard(h).acquire(h, &key{bytes: r.Key}, r.Policy, at, r.Cost, s, own)
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
@@ -99,7 +101,7 @@ func (s *Store) Peek(_ context.Context, r keyed.Request) (d keyed.Decision, err 
 	if err := check(r.Policy, 1); err != nil {
 		return keyed.Decision{}, err
 	}
-	at := s.at(r.At)
+	at, _ := s.at(r.At)
 	h := hash(s.seed, r.Key)
 	o, ok := s.shard(h).peek(h, &key{bytes: r.Key}, r.Policy, at, s.grace)
 	d.SetOutcome(o, ok, at)
@@ -127,7 +129,10 @@ func (s *Store) Len() int {
 // full for the grace or more, and returns how many it dropped. It holds one shard's lock at a
 // time, so concurrent checks wait for at most n entries of one shard. Call it from a goroutine
 // or a timer of your own to give memory back after traffic stops: the store never sweeps on its
-// own beyond the two entries each new subject checks.
+// own beyond the three entries each new subject checks. The store's clock is the instant it
+// sweeps at: a store whose requests carry instants of another clock (At, or a keyed.Limiter's
+// clock) should be given that clock with WithClock, or not be swept, lest it drop subjects that
+// are not full at the instants of their checks.
 func (s *Store) Sweep(n int) int {
 	at, dropped := s.clock(), 0
 	for i := range s.shards {
@@ -140,15 +145,15 @@ func (s *Store) Sweep(n int) int {
 }
 
 // at returns the instant of a request in nanoseconds since the Unix epoch: its At, or the
-// store's clock if At is zero.
-func (s *Store) at(at time.Time) int64 {
+// store's clock if At is zero (own).
+func (s *Store) at(at time.Time) (ns int64, own bool) {
 	switch {
 	case !at.IsZero():
-		return typed.UnixNanos(at)
+		return typed.UnixNanos(at), false
 	case s.now != nil:
-		return s.now()
+		return s.now(), true
 	}
-	return s.wall + int64(time.Since(s.base)) // clock's, one call less on every check
+	return s.wall + int64(time.Since(s.base)), true // clock's, one call less on every check
 }
 
 // clock reads the store's clock. The default one reads only the monotonic clock, which costs
