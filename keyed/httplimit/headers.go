@@ -1,6 +1,7 @@
 package httplimit
 
 import (
+	"math/bits"
 	"net/http"
 	"strconv"
 	"time"
@@ -60,13 +61,22 @@ func quotaOf(sp typed.Spec) Quota {
 	return Quota{Limit: sp.Count, Window: sp.Period}
 }
 
-// refill returns burst·period/count, rounded up, saturating.
+// refill returns burst·period/count, rounded up, saturating at 2^62 ns (146 years), exact for
+// every burst, count and period of a valid policy: the product is taken in 128 bits.
 func refill(burst, count int64, period time.Duration) time.Duration {
-	whole, rest := burst/count, burst%count
-	if whole > int64(1<<62)/int64(period) {
-		return 1 << 62
+	const most = 1 << 62
+	hi, lo := bits.Mul64(uint64(burst), uint64(period))
+	if hi >= uint64(count) { // the quotient needs more than 64 bits
+		return most
 	}
-	return time.Duration(whole)*period + time.Duration((rest*int64(period/time.Nanosecond)+count-1)/count)
+	q, r := bits.Div64(hi, lo, uint64(count))
+	if q >= most {
+		return most
+	}
+	if r != 0 {
+		q++
+	}
+	return time.Duration(q)
 }
 
 func better(and bool, q, best Quota) bool {
@@ -90,7 +100,8 @@ func longer(a, b time.Duration) bool { return b != 0 && (a == 0 || a > b) }
 // Retry-After, so that Retry-After never points before the end of the effective window. Seconds
 // are whole and rounded up. A refusal that can never succeed (RetryAfter Never: a spent finite
 // quota) has no t and no Retry-After: a client must not retry it. q is d.Limit when q.Limit is
-// zero.
+// zero. An integer beyond the 15 digits a structured field holds is written as the largest
+// (999999999999999), lest a recipient reject the whole field.
 func SetHeaders(h http.Header, q Quota, d keyed.Decision) {
 	name := q.Name
 	if name == "" {
@@ -101,25 +112,33 @@ func SetHeaders(h http.Header, q Quota, d keyed.Decision) {
 	if limit == 0 {
 		limit = d.Limit
 	}
-	policy := name + ";q=" + strconv.FormatInt(limit, 10)
+	policy := name + ";q=" + sfInteger(limit)
 	if q.Window > 0 {
 		w, _ := keyed.WaitFor(q.Window).Seconds()
-		policy += ";w=" + strconv.FormatInt(max(w, 1), 10)
+		policy += ";w=" + sfInteger(max(w, 1))
 	}
 	h.Set("RateLimit-Policy", policy)
-	field := name + ";r=" + strconv.FormatInt(d.Remaining, 10)
+	field := name + ";r=" + sfInteger(d.Remaining)
 	t := d.ResetAfter
 	if !d.Allowed {
 		t = d.RetryAfter
 	}
 	if s, ok := t.Seconds(); ok {
-		field += ";t=" + strconv.FormatInt(s, 10)
+		field += ";t=" + sfInteger(s)
 		if !d.Allowed {
 			h.Set("Retry-After", strconv.FormatInt(max(s, 1), 10))
 		}
 	}
 	h.Set("RateLimit", field)
 }
+
+// maxInteger is the largest structured-field Integer, of 15 digits (RFC 8941, section 3.3.1): a
+// recipient rejects a field that holds a larger one whole.
+const maxInteger = 999_999_999_999_999
+
+// sfInteger writes n as a structured-field Integer, clamped to its range: a quota, a remaining
+// count or a number of seconds beyond it reads as the largest Integer.
+func sfInteger(n int64) string { return strconv.FormatInt(min(max(n, -maxInteger), maxInteger), 10) }
 
 // sfString writes s as a structured-field String: in quotes, with quotes and backslashes escaped, and
 // characters outside printable ASCII, which a String cannot hold, replaced by '?'.

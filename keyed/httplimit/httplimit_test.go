@@ -34,6 +34,10 @@ func TestQuotaOf(t *testing.T) {
 		"10/s burst 5 & window 100/h": {Limit: 5, Window: 500 * time.Millisecond},
 		"5/s | 100/min":               {Limit: 100, Window: time.Minute},
 		"window 5/m & finite 5":       {Limit: 5},
+		// burst·period overflows int64: the window is taken in 128 bits
+		"gcra 2000000000/10s burst 3000000000":  {Limit: 3e9, Window: 15 * time.Second},
+		"gcra 4000000000/100s burst 6000000000": {Limit: 6e9, Window: 150 * time.Second},
+		"gcra 1/73000d":                         {Limit: 1, Window: 1 << 62}, // 200 years, saturated at 146
 	} {
 		sp, err := typed.Parse(text)
 		require.NoError(t, err)
@@ -59,6 +63,8 @@ func TestSetHeaders(t *testing.T) {
 			`"default";q=100;w=60`, `"default";r=1;t=3`, "3"},
 		{"never", keyed.Decision{Remaining: 0, Limit: 100},
 			`"default";q=100;w=60`, `"default";r=0`, ""},
+		{"beyond 15 digits", keyed.Decision{Remaining: 1e16, Limit: 1e17, ResetAfter: keyed.Never(), RetryAfter: keyed.WaitFor(time.Duration(1<<63 - 1))},
+			`"default";q=100;w=60`, `"default";r=999999999999999;t=9223372037`, "9223372037"},
 	} {
 		h := http.Header{}
 		httplimit.SetHeaders(h, q, c.d)
@@ -69,6 +75,9 @@ func TestSetHeaders(t *testing.T) {
 	h := http.Header{}
 	httplimit.SetHeaders(h, httplimit.Quota{Name: "a\"b\\é"}, keyed.Decision{Allowed: true, Limit: 3, ResetAfter: keyed.WaitFor(0)})
 	assert.Equal(t, `"a\"b\\??";q=3`, h.Get("RateLimit-Policy"))
+	h = http.Header{}
+	httplimit.SetHeaders(h, httplimit.Quota{Limit: 1e16, Window: time.Hour}, keyed.Decision{Allowed: true, Remaining: 5, ResetAfter: keyed.WaitFor(0)})
+	assert.Equal(t, `"default";q=999999999999999;w=3600`, h.Get("RateLimit-Policy"), "a quota beyond 15 digits")
 }
 
 func TestClientIP(t *testing.T) {
