@@ -142,11 +142,14 @@ func TestSetOutcome(t *testing.T) {
 }
 
 // TestNewRejects covers what New refuses besides invalid specs (the conformance kit has those):
-// a nil store or codec, and a store's own check.
+// a nil store (a nil interface, or a nil pointer in one) or codec, and a store's own check.
 func TestNewRejects(t *testing.T) {
 	_, err := keyed.New[string](nil, keyed.PerSecond(1), keyed.StringKey{})
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
 	_, err = keyed.New[string](memory.New(), keyed.PerSecond(1), nil)
+	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	var none *memory.Store
+	assert.NotPanics(t, func() { _, err = keyed.New(none, keyed.PerSecond(1), keyed.StringKey{}) }, "a nil *memory.Store")
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
 	_, err = keyed.New(picky{memory.New()}, keyed.PerSecond(1), keyed.StringKey{})
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)

@@ -3,6 +3,7 @@ package keyed
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -64,10 +65,10 @@ func WithClock(now func() time.Time) Option { return optionFunc(func(o *options)
 
 // New returns the Limiter of policy on store, with subjects encoded by codec. It returns an error
 // matching numerus.ErrInvalidArgument, before any call to the store's backend, if store or codec
-// is nil, if the policy is invalid (typed.Spec.Validate), if a period or window is shorter than
+// is nil (or a nil pointer), if the policy is invalid (typed.Spec.Validate), if a period or window is shorter than
 // [MinPeriod], or if the store cannot run it ([PolicyChecker]).
 func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) (Limiter[S], error) {
-	if store == nil || codec == nil {
+	if isNil(store) || codec == nil {
 		return Limiter[S]{}, &numerus.ParamError{Param: "store", Problem: "and codec must not be nil"}
 	}
 	p, limit, err := compile(policy)
@@ -88,6 +89,19 @@ func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) 
 	c.bufs.New = func() any { return &keyBuf{b: make([]byte, 0, 64)} }
 	c.bind()
 	return Limiter[S]{c}, nil
+}
+
+// isNil reports whether store is nil, or a nil pointer, map, slice, channel or function in the
+// interface: a Store that cannot run, which New rejects rather than let a check panic.
+func isNil(store Store) bool {
+	if store == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(store); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func:
+		return v.IsNil()
+	}
+	return false
 }
 
 // TryAcquire takes cost tokens for subject, all or nothing, and returns the Decision. A refusal
