@@ -120,10 +120,14 @@ func (b *batch) grouped(ctx context.Context) {
 	}
 }
 
-// groups returns the indexes of the valid calls, grouped by policy in groups of up to maxBatch.
+// groups returns the indexes of the valid calls, grouped by policy in groups of up to maxBatch,
+// which run in order: a call whose key a later group holds already (a call of another policy on
+// the same subject, in a policy change) starts a new group of its policy, so that the calls on
+// each key run in the batch's order, as Acquire one by one would run them.
 func (b *batch) groups() [][]int {
 	var groups [][]int
-	var open []int // the group each policy fills now
+	var open []int           // the group each policy fills now
+	last := map[string]int{} // the group of each key's latest call
 	for i, c := range b.calls {
 		if b.errs[i] != nil {
 			continue
@@ -133,11 +137,12 @@ func (b *batch) groups() [][]int {
 		case o < 0:
 			o, open = len(open), append(open, len(groups))
 			groups = append(groups, nil)
-		case len(groups[open[o]]) == maxBatch:
+		case len(groups[open[o]]) == maxBatch || last[c.key] > open[o]:
 			open[o] = len(groups)
 			groups = append(groups, nil)
 		}
 		groups[open[o]] = append(groups[open[o]], i)
+		last[c.key] = open[o]
 	}
 	return groups
 }

@@ -184,6 +184,41 @@ func TestDifferentialLarge(t *testing.T) {
 	})
 }
 
+// TestDifferentialLargeLogs drives sliding logs, plain and bucketed, at the largest limits the
+// script takes (2^50, where the running count it keeps must pass no 2^53 between rebases), with
+// costs as large as the limit, against the memory store. At 2^53−1, which CheckPolicy took
+// before, a RetryAfter came early and a log admitted a token too many or turned corrupt.
+func TestDifferentialLargeLogs(t *testing.T) {
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	rapid.Check(t, func(rt *rapid.T) {
+		ref := memory.New(memory.WithGrace(math.MaxInt64))
+		size := int64(1<<50) - rapid.Int64Range(0, 3).Draw(rt, "room left")
+		w := rapid.SampledFrom([]int64{4, 8, 100}).Draw(rt, "window µs")
+		sp := typed.Spec{Algo: typed.AlgoSliding, Count: size, Period: time.Duration(w) * time.Microsecond}
+		if rapid.Bool().Draw(rt, "bucketed") {
+			sp.Algo, sp.In = typed.AlgoBuckets, 4
+		}
+		pol, err := typed.Compile(sp)
+		if err != nil {
+			rt.Fatalf("%v", err)
+		}
+		if err := s.CheckPolicy(pol); err != nil {
+			rt.Fatalf("%v: %v", pol, err)
+		}
+		key := []byte(t.Name() + ":" + strconv.FormatInt(subjects.Add(1), 10))
+		us := t0.UnixMicro()
+		for i := range rapid.IntRange(1, 30).Draw(rt, "steps") {
+			us += rapid.Int64Range(-w, 2*w).Draw(rt, "dt")
+			cost := rapid.SampledFrom([]int64{1, 2, size / 2, size/2 + 1, size - 1, size}).Draw(rt, "cost")
+			r := keyed.Request{Key: key, Policy: pol, Cost: cost, At: time.UnixMicro(us)}
+			d, err := s.Acquire(ctx, r)
+			want, _ := ref.Acquire(ctx, r)
+			compare(rt, fmt.Sprintf("step %d at %d µs on %s: acquire %d", i, us, pol, cost), d, err, want)
+		}
+	})
+}
+
 func gcd(a, b int64) int64 {
 	for b != 0 {
 		a, b = b, a%b

@@ -41,7 +41,7 @@
 //     not be: a rate is kept as an exact fraction of tokens per microsecond);
 //   - a window, or a bucket's time to refill from empty, longer than 2^51 µs (about 71 years);
 //   - a capacity whose refill scaled by the rate's period exceeds 2^53, a size or limit at or
-//     above 2^53;
+//     above 2^53, a sliding log's limit above 2^50 (its running count must stay exact);
 //   - a sliding counter whose limit·window (in µs) exceeds 2^53: at most 104,249 a day, or
 //     2,501,999 an hour;
 //   - a tree nested deeper than 32 levels, or a node of more than 1000 children.

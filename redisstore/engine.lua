@@ -229,7 +229,7 @@ local function engine()
       return false, s + l.W + decayed(l.W, cur, l.size - cost)
     end
     local h, base, count = expire(l, st, at)
-    local over = count + cost - l.size
+    local over = cost - (l.size - count) -- count + cost may pass 2^53: not exact
     if over > 0 then
       local lo, hi = h, st.t - 1
       while lo < hi do

@@ -126,9 +126,9 @@ func TestBatchCorrupt(t *testing.T) {
 	}
 }
 
-// TestBatchDecidesAsOneByOne runs random batches of one policy, with the caller's times, and
-// requires each decision to be the one keyed's memory store makes for the same requests one by
-// one, in order.
+// TestBatchDecidesAsOneByOne runs random batches of one policy or two (a policy change, with
+// calls of both on one subject in a batch), with the caller's times, and requires each decision
+// to be the one keyed's memory store makes for the same requests one by one, in order.
 func TestBatchDecidesAsOneByOne(t *testing.T) {
 	batchOneByOne(t, redistest.Start(t).Client(t))
 }
@@ -137,10 +137,14 @@ func batchOneByOne(t *testing.T, client redis.UniversalClient) {
 	s := redisstore.New(client, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
-		p, err := typed.Compile(genSpec(rt, 1))
-		require.NoError(rt, err)
+		var ps []typed.Policy
+		limit := int64(5)
+		for range rapid.IntRange(1, 2).Draw(rt, "policies") {
+			p, err := typed.Compile(genSpec(rt, 1))
+			require.NoError(rt, err)
+			ps, limit = append(ps, p), min(limit, p.Status(p.Fresh(), t0).Limit)
+		}
 		ref := memory.New(memory.WithGrace(1000 * time.Hour))
-		limit := p.Status(p.Fresh(), t0).Limit
 		run := strconv.FormatInt(subjects.Add(1), 10)
 		at := t0
 		for range rapid.IntRange(1, 4).Draw(rt, "batches") {
@@ -148,14 +152,14 @@ func batchOneByOne(t *testing.T, client redis.UniversalClient) {
 			for range rapid.IntRange(1, 30).Draw(rt, "checks") {
 				at = at.Add(time.Duration(rapid.Int64Range(-2, 5).Draw(rt, "dt")) * time.Millisecond)
 				reqs = append(reqs, keyed.Request{Key: []byte(run + ":" + rapid.SampledFrom([]string{"a", "b", "c"}).Draw(rt, "subject")),
-					Policy: p, Cost: rapid.Int64Range(1, min(limit, 5)).Draw(rt, "cost"), At: at})
+					Policy: rapid.SampledFrom(ps).Draw(rt, "policy"), Cost: rapid.Int64Range(1, limit).Draw(rt, "cost"), At: at})
 			}
 			ds, err := s.AcquireBatch(ctx, reqs)
 			require.NoError(rt, err)
 			for i, r := range reqs {
 				want, _ := ref.Acquire(ctx, r)
 				want.RetryAfter, want.ResetAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter)
-				require.Equal(rt, want, ds[i], "check %d under %s", i, p)
+				require.Equal(rt, want, ds[i], "check %d under %s", i, r.Policy)
 			}
 		}
 	})

@@ -14,6 +14,7 @@ import (
 
 const (
 	maxExact   = 1 << 53 // every number the script handles stays at or below it
+	maxLog     = 1 << 50 // the largest limit of a sliding log, whose running count (rebased once past 2^50) then stays below 3·2^50
 	maxSpan    = 1 << 51 // µs: the longest refill or window (about 71 years)
 	maxInstant = 1 << 52 // µs since the epoch: the latest time (the year 2112)
 	maxDepth   = 32      // nesting of And and Or, as package typed allows
@@ -171,7 +172,8 @@ func encodeWindow(toks *[]string, sp typed.Spec, path string) error {
 	switch {
 	case w > maxSpan:
 		return tooLarge(path + "period")
-	case sp.Count < 1 || sp.Count >= maxExact:
+	case sp.Count < 1 || sp.Count >= maxExact,
+		(sp.Algo == typed.AlgoSliding || sp.Algo == typed.AlgoBuckets) && sp.Count > maxLog:
 		return tooLarge(path + "count")
 	}
 	switch sp.Algo {

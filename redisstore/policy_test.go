@@ -54,6 +54,8 @@ var notExact = map[string]typed.Spec{
 	"limit·window > 2^53":  {Algo: typed.AlgoCount, Count: 104250, Period: 24 * time.Hour},
 	"sub-window not in µs": {Algo: typed.AlgoBuckets, Count: 1, Period: 3 * time.Millisecond, In: 2000},
 	"limit 2^53":           {Algo: typed.AlgoSliding, Count: 1 << 53, Period: time.Second},
+	"log limit 2^50+1":     {Algo: typed.AlgoSliding, Count: 1<<50 + 1, Period: time.Second},
+	"bucketed 2^53-1":      {Algo: typed.AlgoBuckets, Count: 1<<53 - 1, Period: time.Second, In: 10},
 	"in a tree":            {Algo: typed.AlgoOr, Of: []typed.Spec{keyed.PerSecond(1), {Algo: typed.AlgoFinite, Count: 1 << 53}}},
 }
 
