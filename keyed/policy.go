@@ -24,12 +24,12 @@ func Rate(permits int64, period time.Duration, burst int64) typed.Spec {
 	return typed.Spec{Algo: typed.AlgoGCRA, Count: permits, Period: period, Burst: burst}
 }
 
-// MinPeriod is the shortest period or window a keyed policy may have: stores keep time in whole
-// microseconds or finer.
+// MinPeriod is the shortest period, window or sub-window a keyed policy may have: stores keep
+// time in whole microseconds or finer.
 const MinPeriod = time.Microsecond
 
 // compile validates sp for keyed use and compiles it: what typed.Spec.Validate checks, and every
-// period at least MinPeriod. It returns the policy and its capacity.
+// period, window and sub-window at least MinPeriod. It returns the policy and its capacity.
 func compile(sp typed.Spec) (typed.Policy, int64, error) {
 	if err := sp.Validate(); err != nil {
 		return typed.Policy{}, 0, err
@@ -52,6 +52,10 @@ func checkPeriods(sp typed.Spec, path string) error {
 	}
 	if sp.Of == nil && sp.Algo != typed.AlgoFinite && sp.Period < MinPeriod {
 		return &numerus.ParamError{Param: path + "period", Problem: "must be at least 1µs for a keyed store, got " + sp.Period.String()}
+	}
+	if sp.Algo == typed.AlgoBuckets && sp.In > 0 && sp.Period/time.Duration(sp.In) < MinPeriod {
+		return &numerus.ParamError{Param: path + "in", Problem: "must leave sub-windows of at least 1µs for a keyed store, got " +
+			(sp.Period / time.Duration(sp.In)).String()}
 	}
 	return nil
 }

@@ -53,6 +53,7 @@ var invalidSpecs = map[string]typed.Spec{
 	"burst beyond exact range": keyed.Rate(1, time.Hour, math.MaxInt64),
 	"zero window":              {Algo: typed.AlgoWindow, Count: 5},
 	"window under 1µs":         {Algo: typed.AlgoSliding, Count: 5, Period: 500 * time.Nanosecond},
+	"sub-window under 1µs":     {Algo: typed.AlgoBuckets, Count: 5, Period: 2 * time.Microsecond, In: 4},
 	"zero limit":               {Algo: typed.AlgoWindow, Period: time.Second},
 	"zero finite":              {Algo: typed.AlgoFinite},
 	"no sub-windows":           {Algo: typed.AlgoBuckets, Count: 5, Period: time.Second},
