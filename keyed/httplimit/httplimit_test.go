@@ -214,6 +214,13 @@ func TestMiddlewareNegativeCost(t *testing.T) {
 	assert.ErrorIs(t, logged[0], numerus.ErrInvalidArgument)
 }
 
+// invalid is a store that refuses every request as an invalid argument, for reasons of its own.
+type invalid struct{ keyed.Store }
+
+func (invalid) Acquire(context.Context, keyed.Request) (keyed.Decision, error) {
+	return keyed.Decision{}, &numerus.ParamError{Param: "key", Problem: "is not one this store keeps"}
+}
+
 // failing is a store whose backend is down.
 type failing struct{ keyed.Store }
 
@@ -238,6 +245,14 @@ func TestMiddlewareStoreErrors(t *testing.T) {
 	assert.Equal(t, 1, open.served)
 	require.Len(t, logged, 2)
 	assert.ErrorIs(t, logged[0], errDown)
+	// a store's own error that matches ErrInvalidArgument is a store error, not a cost above the
+	// capacity: OnError decides, and no 429 tells the client never to retry
+	picky := newFixture(t, invalid{memory.New()}, "10/s", httplimit.FailClosed, log)
+	w = picky.do("192.0.2.1:1")
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	assert.Zero(t, picky.served)
+	require.Len(t, logged, 3)
+	assert.ErrorIs(t, logged[2], numerus.ErrInvalidArgument)
 }
 
 func TestNewRejects(t *testing.T) {

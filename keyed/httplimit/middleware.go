@@ -2,10 +2,10 @@ package httplimit
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/netip"
 	"slices"
+	"time"
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
@@ -50,6 +50,7 @@ type Middleware struct {
 	key     func(*http.Request) string
 	cost    func(*http.Request) int64
 	quota   Quota
+	limit   int64 // the policy's capacity: a cost above it can never be taken
 	log     func(*http.Request, error)
 	trusted []netip.Prefix
 }
@@ -95,8 +96,9 @@ func New(l keyed.Limiter[string], onError OnError, opts ...Option) (Middleware, 
 	if l.Policy() == (typed.Policy{}) {
 		return Middleware{}, &numerus.ParamError{Param: "limiter", Problem: "is the zero Limiter"}
 	}
-	m := Middleware{l: l, onError: onError, quota: QuotaOf("default", l.Policy().Spec()),
-		cost: func(*http.Request) int64 { return 1 }}
+	p := l.Policy()
+	m := Middleware{l: l, onError: onError, quota: QuotaOf("default", p.Spec()),
+		limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, cost: func(*http.Request) int64 { return 1 }}
 	for _, o := range opts {
 		o.apply(&m)
 	}
@@ -143,13 +145,13 @@ func (m Middleware) Handler(next http.Handler) http.Handler {
 var errNegativeCost = &numerus.ParamError{Param: "cost", Problem: "is negative: the cost function of WithCost returned it"}
 
 // decide takes cost for key; a cost above the capacity is a refusal that never succeeds, with
-// the balance a Peek reports.
+// the balance a Peek reports. Every error of the limiter's, even one a store reports as an
+// invalid argument, goes to the OnError choice.
 func (m Middleware) decide(ctx context.Context, key string, cost int64) (keyed.Decision, error) {
-	d, err := m.l.TryAcquire(ctx, key, cost)
-	if !errors.Is(err, numerus.ErrInvalidArgument) {
-		return d, err
+	if cost <= m.limit {
+		return m.l.TryAcquire(ctx, key, cost)
 	}
-	d, err = m.l.Peek(ctx, key)
+	d, err := m.l.Peek(ctx, key)
 	d.Allowed, d.RetryAfter = false, keyed.Never()
 	return d, err
 }
