@@ -82,7 +82,7 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 // DecidesLike reports whether p and q are the same policy, however written and compiled: the
 // same tree of the same algorithms with the same parameters in lowest terms, as "10/s" and
 // "gcra 20/2s burst 10". Continue between them returns the state unchanged, and a store may
-// treat a state kept under one as kept under the other.
+// treat a State kept under one as kept under the other (not its encoding: see DecodeState).
 func (p Policy) DecidesLike(q Policy) bool {
 	switch {
 	case p.c == q.c:

@@ -212,7 +212,10 @@ func (p Policy) AppendState(b []byte, s State) []byte {
 
 // DecodeState returns the State that AppendState encoded, validated against p: an error matching
 // ErrMismatch when it was saved under another policy, and ErrCorrupt when it is truncated, has an
-// unknown version or describes a state p could never reach. It never panics.
+// unknown version or describes a state p could never reach. It never panics. The encoding names
+// its policy by a hash of its notation, so a policy written otherwise is another policy here,
+// even one that DecidesLike p ("10/s" and "gcra 10/s burst 10"): decode under the policy the
+// state was saved under, then hand the State over.
 func (p Policy) DecodeState(data []byte) (State, error) {
 	c := p.c
 	if c == nil {
