@@ -39,7 +39,10 @@ import (
 // Status is read. What later debits take may still differ a little: an Or charges each child that
 // admits, so a child holding fewer tokens is charged less and may admit sooner, and a debit of
 // several tokens refused leaves room for single ones. The result never admits more than p
-// allows.
+// allows. That is for a switch and a switch back at one instant: a subject that spends a while
+// under the other policy lives by that policy's refills meanwhile, so from "window 10/2h" spent, a
+// switch to "window 10/h" and back an hour later carries back the 10 tokens the hourly window
+// refilled, as staying on "window 10/h" would have given them.
 func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	c, old := p.c, prev.c
 	switch {
