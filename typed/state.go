@@ -21,7 +21,11 @@ const inlineWords = 12
 // allocate.
 //
 // A State belongs to the Policy that made it: another Policy reads its words as its own (never
-// panicking), and [Policy.Continue] is the way to carry it over to a changed policy. The zero
+// panicking), and [Policy.Continue] is the way to carry it over to a changed policy, capping
+// every leaf. Read as its own, a word keeps the other policy's count: a finite bucket of 100
+// read by "finite 2" holds 100, and a token bucket's balance is scaled by the writer's rate. Only
+// a sliding log, which names its parameters, is read as holding what it held, cut to the
+// reader's limit (read under its writer's, it would admit by the writer's limit). The zero
 // State is not a fresh state either: start from [Policy.Fresh]. Used with a policy, a zero State
 // reads as state words of zero (instants at the Unix epoch, nothing left in a finite bucket).
 type State struct {

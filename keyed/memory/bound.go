@@ -32,14 +32,13 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 	s := b.s
 	ns, own := s.at(at)
 	h := mix(b.hash, maphash.String(s.seed, subject))
-	return s.shard(h).acquire(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, cost, s, own)
+	return s.shard(h).acquire(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, cost, s.grace, own)
 }
 
 // Peek reports whether subject could take one token.
 func (b *bound) Peek(subject string, at time.Time) (typed.Outcome, bool, int64) {
 	s := b.s
-	ns, _ := s.at(at)
+	ns, own := s.at(at)
 	h := mix(b.hash, maphash.String(s.seed, subject))
-	o, ok := s.shard(h).peek(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, s.grace)
-	return o, ok, ns
+	return s.shard(h).peek(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, s.grace, own)
 }

@@ -31,7 +31,9 @@
 // lies further back than that, behind an instant the store was given before, may therefore find
 // its subject's entry dropped while the subject was not yet full at its instant, and start
 // afresh. The store's own clock never does this: it never steps back, and a check that finds no
-// entry for its subject reads it again under the lock of its shard, after any drop there.
+// entry for its subject, under the lock of its shard, decides at no reading earlier than the
+// latest that dropped an entry there (a reading the clock gave already, so no later than now).
+// The clock is read under no lock of the store's.
 // Instants a caller gives (a request's At, or a keyed.Limiter's clock) must keep to it
 // themselves: across subjects, none more than the grace behind the latest the store was given.
 // A replay in time order does; a test that moves its clock back should set a longer grace

@@ -13,38 +13,69 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestStaleReadingAfterDrop: a check that read the store's clock, then waited for its shard's
-// lock while another check dropped its subject's entry, decides at a reading taken under the lock,
-// not afresh at its stale instant. The clock here hands the stale reading (59 s) to the check
-// of a and moves to 61 s, as the real clock does while a waits: a then starts afresh in the
-// window that starts at 60 s, where it is now, and its next check in that window is refused.
-// Deciding at 59 s, a was admitted again in its first window, and once more in the next.
-func TestStaleReadingAfterDrop(t *testing.T) {
-	now, then := t0, time.Time{}
-	clock := func() time.Time {
-		read := now
-		if !then.IsZero() {
-			now, then = then, time.Time{}
-		}
-		return read
-	}
-	s := memory.New(memory.WithClock(clock), memory.WithGrace(0), memory.WithShards(1))
+// staleStore returns a store of one shard, on a clock the test sets, that drops entries as soon
+// as they are full, with subjects a and b of "window 1/1m": a admitted at 30 s, then b at 60 s,
+// whose new entry moves the hand over a's, full at 60 s, and drops it.
+func staleStore(t *testing.T, now *time.Time) (*memory.Store, func(subject string) keyed.Request) {
+	s := memory.New(memory.WithClock(func() time.Time { return *now }), memory.WithGrace(0), memory.WithShards(1))
 	p := typed.MustCompile("window 1/1m")
-	ctx := context.Background()
-	acquire := func(subject string) bool {
-		d, err := s.Acquire(ctx, keyed.Request{Key: []byte("9:ratelimit:" + subject), Policy: p, Cost: 1})
-		require.NoError(t, err)
-		return d.Allowed
+	req := func(subject string) keyed.Request {
+		return keyed.Request{Key: []byte("9:ratelimit:" + subject), Policy: p, Cost: 1}
 	}
-	now = t0.Add(30 * time.Second)
-	require.True(t, acquire("a"))
-	now = t0.Add(time.Minute)
-	require.True(t, acquire("b"), "b's new entry moves the hand over a's, full at 60 s, and drops it")
-	require.Equal(t, 1, s.Len())
-	now, then = t0.Add(59*time.Second), t0.Add(61*time.Second)
-	require.True(t, acquire("a"), "a starts afresh in the window of 60 s")
+	for _, c := range []struct {
+		subject string
+		at      time.Duration
+	}{{"a", 30 * time.Second}, {"b", time.Minute}} {
+		*now = t0.Add(c.at)
+		d, err := s.Acquire(context.Background(), req(c.subject))
+		require.NoError(t, err)
+		require.True(t, d.Allowed, c.subject)
+	}
+	require.Equal(t, 1, s.Len(), "a's entry is dropped")
+	return s, req
+}
+
+// TestStaleReadingAfterDrop: a check that read the store's clock, then waited for its shard's
+// lock while another check dropped its subject's entry, decides at the reading that dropped it,
+// not afresh at its stale one. The clock here gives a's check the stale reading 59 s after b's
+// 60 s, as the real clock does to a check that read it first and took the lock last: a then
+// starts afresh in the window of 60 s, where it is, and its next check there is refused. Deciding
+// at 59 s, a was admitted a second time in its first window, and once more in the next. A Peek
+// likewise reports a's balance at 60 s, not a full subject at 59 s.
+func TestStaleReadingAfterDrop(t *testing.T) {
+	ctx := context.Background()
+	var now time.Time
+	s, req := staleStore(t, &now)
+	now = t0.Add(59 * time.Second)
+	d, err := s.Acquire(ctx, req("a"))
+	require.NoError(t, err)
+	require.True(t, d.Allowed, "a starts afresh in the window of 60 s")
+	require.Equal(t, keyed.WaitFor(time.Minute), d.ResetAfter, "decided at 60 s")
 	now = t0.Add(62 * time.Second)
-	require.False(t, acquire("a"), "a's second check in the window of 60 s")
+	d, err = s.Acquire(ctx, req("a"))
+	require.NoError(t, err)
+	require.False(t, d.Allowed, "a's second check in the window of 60 s")
+
+	s, req = staleStore(t, &now)
+	now = t0.Add(59 * time.Second)
+	d, err = s.Peek(ctx, req("a"))
+	require.NoError(t, err)
+	require.Equal(t, keyed.Decision{Allowed: true, Remaining: 1, Limit: 1, ResetAfter: keyed.WaitFor(0),
+		RetryAfter: keyed.WaitFor(0)}, d, "a Peek at the dropping reading, 60 s: a full window")
+}
+
+// TestClockOutsideLocks: the store reads its clock under none of its locks, so a clock that
+// calls the store (here Len, which takes every shard's lock) does not deadlock it.
+func TestClockOutsideLocks(t *testing.T) {
+	var s *memory.Store
+	s = memory.New(memory.WithClock(func() time.Time { _ = s.Len(); return t0 }), memory.WithShards(1))
+	r := keyed.Request{Key: []byte("9:ratelimit:a"), Policy: typed.MustCompile("window 1/1m"), Cost: 1}
+	d, err := s.Acquire(context.Background(), r)
+	require.NoError(t, err)
+	require.True(t, d.Allowed)
+	_, err = s.Peek(context.Background(), r)
+	require.NoError(t, err)
+	require.Zero(t, s.Sweep(10))
 }
 
 // TestDropsChangeNoDecision: while the instants of checks, across subjects, never lie more than

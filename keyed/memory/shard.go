@@ -28,6 +28,7 @@ type shard struct {
 	index   atomic.Pointer[table] // replaced under mu
 	entries []*entry
 	hand    int
+	dropped int64 // the latest reading of the store's clock that dropped an entry here
 	_       [cacheLine]byte
 }
 
@@ -35,9 +36,9 @@ func (sh *shard) table() *table { return sh.index.Load() }
 
 // acquire takes cost tokens under p at at from the subject of key, whose hash is h: from its
 // entry, under the entry's lock, or else under the shard's lock. It returns the instant it
-// decided at: at, or, if at is a reading of the store's clock (own) and the subject has no entry,
-// a reading taken under the shard's lock (see acquireLocked).
-func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost int64, s *Store, own bool) (typed.Outcome, bool, int64) {
+// decided at: at, or later for a reading of the store's clock (own) that found no entry (see
+// since).
+func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost, grace int64, own bool) (typed.Outcome, bool, int64) {
 	if e := sh.table().candidate(h); e != nil {
 		e.mu.Lock()
 		if e.is(k) {
@@ -53,20 +54,13 @@ func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost int64, s *St
 		}
 		e.mu.Unlock()
 	}
-	return sh.acquireLocked(h, k, p, at, cost, s, own)
+	return sh.acquireLocked(h, k, p, at, cost, grace, own)
 }
 
-// acquireLocked is acquire under the shard's lock. A reading of the store's clock is taken again
-// there: a check that read the clock, then waited for the lock while another check dropped its
-// subject's entry (full at that other check's later instant, less the grace), must not start
-// afresh at its earlier instant, when the subject was not yet full. Drops happen under this
-// lock, so the clock read under it is at least every instant a drop of this shard used.
-func (sh *shard) acquireLocked(h uint64, k *key, p typed.Policy, at, cost int64, s *Store, own bool) (typed.Outcome, bool, int64) {
+func (sh *shard) acquireLocked(h uint64, k *key, p typed.Policy, at, cost, grace int64, own bool) (typed.Outcome, bool, int64) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if own {
-		at = max(at, s.clock())
-	}
+	at = sh.since(at, own)
 	if e := sh.table().find(h, k); e != nil {
 		e.mu.Lock()
 		defer e.mu.Unlock()
@@ -76,36 +70,52 @@ func (sh *shard) acquireLocked(h uint64, k *key, p typed.Policy, at, cost int64,
 	state := p.Fresh()
 	o, ok := p.DebitIn(&state, at, cost)
 	if ok {
-		sh.sweep(at, s.grace, handChecks)
+		sh.sweep(at, grace, handChecks, own)
 		sh.insert(&entry{hash: h, key: k.String(), policy: p, state: state})
 	}
 	return o, ok, at
 }
 
-// peek reports whether the subject of key could take one token under p at at. An entry full for
-// the grace is dropped, under the shard's lock.
-func (sh *shard) peek(h uint64, k *key, p typed.Policy, at, grace int64) (typed.Outcome, bool) {
+// since returns the instant of a check under the shard's lock: a reading of the store's clock
+// (own) raised to the latest one that dropped an entry here. A check reads the clock before it
+// takes a lock; if another check dropped its subject's entry meanwhile (full at that check's
+// later reading, less the grace), it would start afresh at its earlier reading, when the subject
+// was not yet full. The raised reading is one the clock gave already, so it is no later than
+// now: as if the check had read the clock after the drop. The caller holds the lock.
+func (sh *shard) since(at int64, own bool) int64 {
+	if own {
+		return max(at, sh.dropped)
+	}
+	return at
+}
+
+// peek reports whether the subject of key could take one token under p at at, and the instant it
+// decided at (see acquire). An entry full for the grace is dropped, under the shard's lock.
+func (sh *shard) peek(h uint64, k *key, p typed.Policy, at, grace int64, own bool) (typed.Outcome, bool, int64) {
 	if e := sh.table().candidate(h); e != nil {
 		e.mu.Lock()
 		if e.is(k) && !e.idle(at, grace) {
 			o, ok := e.peek(p, at)
 			e.mu.Unlock()
-			return o, ok
+			return o, ok, at
 		}
 		e.mu.Unlock()
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	at = sh.since(at, own)
 	if e := sh.table().find(h, k); e != nil {
 		e.mu.Lock()
 		if !e.idle(at, grace) {
 			defer e.mu.Unlock()
-			return e.peek(p, at)
+			o, ok := e.peek(p, at)
+			return o, ok, at
 		}
-		sh.drop(e)
+		sh.drop(e, at, own)
 	}
 	state := p.Fresh()
-	return p.PeekIn(&state, at)
+	o, ok := p.PeekIn(&state, at)
+	return o, ok, at
 }
 
 func (sh *shard) reset(h uint64, k *key) {
@@ -113,7 +123,7 @@ func (sh *shard) reset(h uint64, k *key) {
 	defer sh.mu.Unlock()
 	if e := sh.table().find(h, k); e != nil {
 		e.mu.Lock()
-		sh.drop(e)
+		sh.drop(e, 0, false)
 	}
 }
 
@@ -135,8 +145,12 @@ func (sh *shard) insert(e *entry) {
 }
 
 // drop marks e dead, unlocks it and removes it from the index and the entries, moving the last
-// entry into its place. The caller holds the shard's lock and e.mu.
-func (sh *shard) drop(e *entry) {
+// entry into its place, for a check at at, a reading of the store's clock if own. The caller
+// holds the shard's lock and e.mu.
+func (sh *shard) drop(e *entry, at int64, own bool) {
+	if own {
+		sh.dropped = max(sh.dropped, at)
+	}
 	e.dead = true
 	e.mu.Unlock()
 	sh.table().remove(e)
@@ -149,9 +163,10 @@ func (sh *shard) drop(e *entry) {
 	}
 }
 
-// sweep checks up to n entries from the hand on, drops those full for grace or more at at, and
-// returns how many it dropped. The caller holds the lock.
-func (sh *shard) sweep(at, grace int64, n int) int {
+// sweep checks up to n entries from the hand on, drops those full for grace or more at at (a
+// reading of the store's clock if own), and returns how many it dropped. The caller holds the
+// lock.
+func (sh *shard) sweep(at, grace int64, n int, own bool) int {
 	dropped := 0
 	for range min(n, len(sh.entries)) {
 		if sh.hand >= len(sh.entries) {
@@ -160,7 +175,7 @@ func (sh *shard) sweep(at, grace int64, n int) int {
 		e := sh.entries[sh.hand]
 		e.mu.Lock()
 		if e.idle(at, grace) {
-			sh.drop(e) // the last entry moves here: check it next
+			sh.drop(e, at, own) // the last entry moves here: check it next
 			dropped++
 			continue
 		}

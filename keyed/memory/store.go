@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"runtime"
 	"time"
@@ -75,6 +76,7 @@ func New(opts ...Option) *Store {
 	s.mask = uint64(len(s.shards) - 1)
 	for i := range s.shards {
 		s.shards[i].index.Store(newTable(minSlots))
+		s.shards[i].dropped = math.MinInt64
 	}
 	return s
 }
@@ -90,7 +92,7 @@ func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, e
 	}
 	at, own := s.at(r.At)
 	h := hash(s.seed, r.Key)
-	o, ok, at := s.shard(h).acquire(h, &key{bytes: r.Key}, r.Policy, at, r.Cost, s, own)
+	o, ok, at := s.shard(h).acquire(h, &key{bytes: r.Key}, r.Policy, at, r.Cost, s.grace, own)
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
@@ -101,9 +103,9 @@ func (s *Store) Peek(_ context.Context, r keyed.Request) (d keyed.Decision, err 
 	if err := check(r.Policy, 1); err != nil {
 		return keyed.Decision{}, err
 	}
-	at, _ := s.at(r.At)
+	at, own := s.at(r.At)
 	h := hash(s.seed, r.Key)
-	o, ok := s.shard(h).peek(h, &key{bytes: r.Key}, r.Policy, at, s.grace)
+	o, ok, at := s.shard(h).peek(h, &key{bytes: r.Key}, r.Policy, at, s.grace, own)
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
@@ -138,7 +140,7 @@ func (s *Store) Sweep(n int) int {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		dropped += sh.sweep(at, s.grace, n)
+		dropped += sh.sweep(at, s.grace, n, true)
 		sh.mu.Unlock()
 	}
 	return dropped
