@@ -154,7 +154,7 @@
 // leaves in one flat loop, their fast paths inlined, by a plan of where each leaf lies in the
 // value that NewAnd makes once; any other tree (an Or, a counter, a log) calls its children
 // through Go's generic dispatch, which copies their values in and out at each level. A planned
-// And of three costs three to five times one limiter (3.2–4.8× in the bench module's full runs,
+// And of three costs three to five times one limiter (2.8–4.8× in the bench module's full runs,
 // see bench/RESULTS.md): each leaf's fast path does what one limiter's does, but on words in
 // memory rather than in registers, and the composed value, too large for registers, is copied in
 // and out of each call — three copies of 112 bytes for three GCRAs, about half of its time (the
