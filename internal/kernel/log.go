@@ -24,11 +24,26 @@ type logBuf struct {
 }
 
 // slot holds one entry. Its words are atomic because two values branched from the same one may
-// push the same entry into the same slot at once: one writes, the other reads to compare.
+// push the same entry into the same slot at once: one writes, the other reads to compare. The
+// writer stores at, then cum; a reader comparing loads cum, then at (see published).
 type slot struct{ at, cum atomic.Int64 }
 
 func (s *slot) load() entry   { return entry{s.at.Load(), s.cum.Load()} }
 func (s *slot) store(e entry) { s.at.Store(e.at); s.cum.Store(e.cum) }
+
+// published returns the entry of a slot that another value may be writing, and false while the
+// slot is not yet written: a cum of zero, which the writer stores last (or a total of tokens that
+// wrapped to zero, which costs a copy, never a wrong match). Loading cum first, a reader that sees
+// the writer's cum sees its at too (atomics are sequentially consistent); loading at first, it
+// could see the slot's zero at beside the writer's cum, and take a slot that holds another
+// instant for the entry it meant to push.
+func (s *slot) published() (entry, bool) {
+	cum := s.cum.Load()
+	if cum == 0 {
+		return entry{}, false
+	}
+	return entry{s.at.Load(), cum}, true
+}
 
 // Log is an immutable sliding log. Its live entries are buf[head:tail] followed by newest, which is
 // kept inline so that debits at the same (rounded) instant merge without touching shared storage.
@@ -149,13 +164,15 @@ func pushIn(l *Log, e entry) {
 	l.buf, l.head, l.tail = nb, 0, len(live)+1
 }
 
-// claim writes e into slot i if nobody has claimed it yet, or reports whether it already holds e.
+// claim writes e into slot i if nobody has claimed it yet, or reports whether it already holds
+// e, written whole.
 func (b *logBuf) claim(i int, e entry) bool {
 	if b.claimed.CompareAndSwap(int64(i), int64(i)+1) {
 		b.entries[i].store(e)
 		return true
 	}
-	return b.entries[i].load() == e
+	got, ok := b.entries[i].published()
+	return ok && got == e
 }
 
 // Status reports the tokens left in the window and when every entry has expired.

@@ -3,6 +3,7 @@ package kernel
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -74,4 +75,60 @@ func TestLogMerge(t *testing.T) {
 	require.False(t, ok)
 	require.Equal(t, int64(14), from, "the entries at 4 expire at 14")
 	require.Equal(t, int64(3), l.Status(14).Remaining)
+}
+
+// TestSlotPublished: a reader comparing a slot that another value is writing sees the entry only
+// once its cum, stored last, is there, and then its at with it.
+func TestSlotPublished(t *testing.T) {
+	var s slot
+	_, ok := s.published()
+	require.False(t, ok, "an empty slot")
+	s.at.Store(-5)
+	_, ok = s.published()
+	require.False(t, ok, "a slot whose writer stored at but not yet cum")
+	s.cum.Store(3)
+	e, ok := s.published()
+	require.True(t, ok)
+	require.Equal(t, entry{at: -5, cum: 3}, e)
+}
+
+// TestBranchesPushAtOnce: two values branched from one log push entries of the same count into
+// the same free slot from two goroutines. The one that loses the slot must not take the other's
+// entry for its own: comparing the slot while it was being written (its zero instant beside the
+// writer's count), the log branched at instant 0 took the entry pushed at −5 and admitted a third
+// token in a window of two, at 95. Under the race detector the goroutines interleave less, and it
+// runs fewer rounds.
+func TestBranchesPushAtOnce(t *testing.T) {
+	p := &LogPolicy{Width: 100, Limit: 2, Quantum: 1}
+	rounds := 20_000
+	if race || testing.Short() {
+		rounds = 2_000
+	}
+	for i := range rounds {
+		v0 := p.FreshLog()
+		v0, _, _ = v0.Debit(-300, 1)
+		v0, _, _ = v0.Debit(-299, 1) // v0 owns storage with a free slot
+		v1, _, _ := v0.Debit(-5, 1)
+		v2, _, _ := v0.Debit(0, 1)
+		var ready atomic.Int32 // both spin until both run, so that their pushes meet
+		var done sync.WaitGroup
+		done.Add(2)
+		var y Log
+		go func() {
+			defer done.Done()
+			for ready.Add(1); ready.Load() < 2; {
+			}
+			_, _, _ = v1.Debit(50, 1)
+		}()
+		go func() {
+			defer done.Done()
+			for ready.Add(1); ready.Load() < 2; {
+			}
+			y, _, _ = v2.Debit(50, 1)
+		}()
+		done.Wait()
+		if _, _, ok := y.Debit(95, 1); ok {
+			t.Fatalf("round %d: the log branched at 0 admitted a third token at 95: entries %v, want [0 50]", i, entriesOf(y))
+		}
+	}
 }
