@@ -45,6 +45,14 @@ func TestNextDebitable(t *testing.T) {
 	wait, ok = early.Wait(t0.Add(time.Hour))
 	require.True(t, ok)
 	require.Equal(t, time.Duration(0), wait, "an instant already past is no wait")
+	// a wait beyond a Duration saturates, and Time keeps the instant
+	year1 := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	farAnswer := numerus.DebitableFrom(time.Date(1677, 9, 22, 0, 0, 0, 0, time.UTC))
+	wait, ok = farAnswer.Wait(year1)
+	require.True(t, ok)
+	require.Equal(t, time.Duration(math.MaxInt64), wait)
+	farAt, _ := farAnswer.Time()
+	require.True(t, farAt.After(year1.Add(wait)), "the longest Duration ends before the instant")
 	_, ok = never.Wait(t0)
 	require.False(t, ok)
 
