@@ -57,6 +57,8 @@ func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost, grace int64
 	return sh.acquireLocked(h, k, p, at, cost, grace, own)
 }
 
+// acquireLocked is acquire under the shard's lock, at the instant since returns: from the entry
+// of key if there is one, or from a fresh state kept as a new entry if the debit is admitted.
 func (sh *shard) acquireLocked(h uint64, k *key, p typed.Policy, at, cost, grace int64, own bool) (typed.Outcome, bool, int64) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
