@@ -78,9 +78,12 @@ func (lf *leaf) compileRate(sp Spec) *kernel.Invalid {
 	}
 	if lf.k == kindGCRA {
 		lf.gcra, inv = kernel.GCRAOf(r, sp.burst())
-		return inv
+	} else {
+		lf.bucket, inv = kernel.BucketOf(r, sp.burst())
 	}
-	lf.bucket, inv = kernel.BucketOf(r, sp.burst())
+	if inv != nil && inv.Param == "rate" { // a spec's rate is its count over its period
+		inv = &kernel.Invalid{Param: "count", Problem: inv.Problem}
+	}
 	return inv
 }
 

@@ -3,6 +3,7 @@ package typed
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func TestValidateNamesTheParameter(t *testing.T) {
 		{"and with count", Spec{Algo: AlgoAnd, Count: 1, Of: []Spec{gcra, gcra}}, "algo"},
 		{"nested", Spec{Algo: AlgoOr, Of: []Spec{gcra, {Algo: AlgoAnd, Of: []Spec{gcra, {Algo: AlgoCount}}}}}, "of[1].of[1].period"},
 		{"burst too long", leafSpec(AlgoGCRA, 1, 24*time.Hour, 1<<40), "burst"},
+		{"rate too fine", leafSpec(AlgoToken, math.MaxInt64, time.Nanosecond, 1), "count"},
 	}
 	for _, c := range cases {
 		err := c.sp.Validate()

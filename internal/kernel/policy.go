@@ -50,7 +50,10 @@ func fits(param string, rate Rate, size int64) *Invalid {
 	if inv := positive(param, size); inv != nil {
 		return inv
 	}
-	if !rate.FitsBurst(size) {
+	switch {
+	case !rate.FitsBurst(1):
+		return &Invalid{"rate", "is too fine for exact arithmetic: its count, in lowest terms over its period, leaves no room for one token"}
+	case !rate.FitsBurst(size):
 		return &Invalid{param, "times the rate's interval exceeds the exact range (about 292 years)"}
 	}
 	return nil
