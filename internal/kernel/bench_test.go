@@ -140,3 +140,31 @@ func benchRatio(b *testing.B, admitted, n int, want float64) {
 		b.Fatalf("admitted %d of %d debits, want a fraction of %v", admitted, n, want)
 	}
 }
+
+// BenchmarkLogExpired asks a full sliding log, whose entries have all but the newest expired, for
+// its status and for a debit of the whole limit (refused): work whose result is not kept, so each
+// call drops the expired entries again. It takes O(log n) time, not O(n).
+func BenchmarkLogExpired(b *testing.B) {
+	for _, n := range []int64{1000, 1_000_000} {
+		p := &LogPolicy{Width: n, Limit: n, Quantum: 1}
+		l := p.FreshLog()
+		for i := range n {
+			l = benchMust(b, l, benchStart+i)
+		}
+		at := benchStart + 2*n - 2 // every entry but the newest has expired
+		b.Run("n="+strconv.FormatInt(n, 10)+"/op=status", func(b *testing.B) {
+			for b.Loop() {
+				if s := l.Status(at); s.Remaining != n-1 {
+					b.Fatalf("remaining %d, want %d", s.Remaining, n-1)
+				}
+			}
+		})
+		b.Run("n="+strconv.FormatInt(n, 10)+"/op=refuse", func(b *testing.B) {
+			for b.Loop() {
+				if _, _, ok := l.Debit(at, n); ok {
+					b.Fatal("admitted")
+				}
+			}
+		})
+	}
+}

@@ -77,15 +77,28 @@ func expireIn(l *Log, at int64) {
 		l.head, l.base = l.tail, l.newest.cum
 		return
 	}
-	for l.head < l.tail {
+	for range scanFirst { // the common case: a debit expires few entries, the oldest first
+		if l.head == l.tail {
+			return
+		}
 		e := l.buf.entries[l.head].load()
 		if e.at > cut {
-			break
+			return
 		}
 		l.base = e.cum
 		l.head++
 	}
+	// Many expired: find the first live entry by bisection, so that a refusal, a peek or a
+	// status, whose result is not kept, costs O(log n) however many entries it drops.
+	live := l.buf.entriesOf(l.head, l.tail)
+	if i := sort.Search(len(live), func(i int) bool { return live[i].at.Load() > cut }); i > 0 {
+		l.base = live[i-1].cum.Load()
+		l.head += i
+	}
 }
+
+// scanFirst is how many expired entries expireIn drops one by one before it bisects the rest.
+const scanFirst = 8
 
 func (l Log) count() int64 { return l.newest.cum - l.base }
 

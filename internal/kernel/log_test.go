@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // entriesOf returns the instants of the live entries of l, one per token.
@@ -131,4 +132,43 @@ func TestBranchesPushAtOnce(t *testing.T) {
 			t.Fatalf("round %d: the log branched at 0 admitted a third token at 95: entries %v, want [0 50]", i, entriesOf(y))
 		}
 	}
+}
+
+// expireOneByOne is expireIn as a plain scan: the reference the bisection must agree with.
+func expireOneByOne(l Log, at int64) Log {
+	if diff(MinInstant, at) < uint64(l.P.Width) {
+		return l
+	}
+	cut := at - l.P.Width
+	if l.newest.at <= cut {
+		l.head, l.base = l.tail, l.newest.cum
+		return l
+	}
+	for l.head < l.tail && l.buf.entries[l.head].at.Load() <= cut {
+		l.base = l.buf.entries[l.head].cum.Load()
+		l.head++
+	}
+	return l
+}
+
+// TestExpireBisects checks that expiring entries, by a short scan and then by bisection, keeps
+// exactly the entries a one-by-one scan keeps, for logs of up to a few hundred entries and cut-offs
+// anywhere among them.
+func TestExpireBisects(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		width := rapid.Int64Range(1, 1000).Draw(t, "width")
+		p, inv := LogOf(width, 1000, 1)
+		require.Nil(t, inv)
+		l, at := p.FreshLog(), int64(0)
+		for range rapid.IntRange(0, 300).Draw(t, "debits") {
+			at += rapid.Int64Range(0, 3).Draw(t, "step")
+			if next, _, ok := l.Debit(at, rapid.Int64Range(1, 3).Draw(t, "cost")); ok {
+				l = next
+			}
+		}
+		asked := l.Last + rapid.Int64Range(0, width+5).Draw(t, "later")
+		want, got := expireOneByOne(l, asked), l.expire(asked)
+		require.Equal(t, [2]int{want.head, want.tail}, [2]int{got.head, got.tail})
+		require.Equal(t, want.base, got.base)
+	})
 }
