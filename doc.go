@@ -113,8 +113,12 @@
 // nanoseconds plus a fraction, the buckets count in fractions of a token fine enough that every
 // nanosecond refills a whole number of them, and the sliding counter compares its estimate in
 // 128-bit integers. A policy whose numbers do not
-// fit (a burst of rate intervals longer than about 292 years) is refused at construction, and
-// instants saturate at the ends of the range rather than wrap.
+// fit is refused at construction, and instants saturate at the ends of the range rather than
+// wrap. The numbers fit when the time a burst (or a bucket's capacity) takes at the rate is under
+// the exact range: about 292 years divided by the rate's count in lowest terms, since that
+// arithmetic counts in fractions of a nanosecond. That is 292 years at one token per interval
+// ([Every], or [PerSecond](1)), about 42 years at [Per](7, 10*time.Second), and 9.2 seconds at
+// [PerSecond](999_999_999).
 //
 // Answers are tight: the same debit, with no other debit in between, is admitted at the instant
 // from names and refused a nanosecond before it. An answer that falls between two nanoseconds is

@@ -68,3 +68,44 @@ func TestInvalidParameters(t *testing.T) {
 		})
 	}
 }
+
+// TestExactRange pins the exact range the package doc gives: a burst's time at the rate must be
+// under about 292 years divided by the rate's count in lowest terms. It checks the doc's three
+// examples at their last accepted burst and one above, and that a window's start is accepted one
+// nanosecond inside either end of the range of instants but not at the end itself.
+func TestExactRange(t *testing.T) {
+	year := 365 * 24 * time.Hour
+	cases := []struct {
+		rate  numerus.Rate
+		burst int64 // the largest accepted
+		span  time.Duration
+	}{
+		{numerus.Every(time.Second), 9_223_372_036, 292 * year},
+		{numerus.Per(7, 10*time.Second), 922_337_203, 41*year + 9*30*24*time.Hour}, // about 42 years
+		{numerus.PerSecond(999_999_999), 9_223_372_035, 9 * time.Second},
+	}
+	for _, c := range cases {
+		_, err := numerus.GCRA(c.rate, c.burst)
+		require.NoError(t, err, "%v burst %d", c.rate, c.burst)
+		_, err = numerus.GCRA(c.rate, c.burst+1)
+		require.ErrorIs(t, err, numerus.ErrInvalidArgument, "%v burst %d", c.rate, c.burst+1)
+		_, err = numerus.TokenBucket(c.burst+1, c.rate)
+		require.ErrorIs(t, err, numerus.ErrInvalidArgument, "%v capacity %d", c.rate, c.burst+1)
+		took := c.rate.Period() / time.Duration(c.rate.Tokens()) * time.Duration(c.burst)
+		if c.rate.Tokens() > 1 {
+			took = time.Duration(float64(c.burst) * float64(c.rate.Period()) / float64(c.rate.Tokens()))
+		}
+		require.GreaterOrEqual(t, took, c.span, "%v: the burst's time matches the doc", c.rate)
+	}
+	earliest, latest := time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64-1) // MinInstant, MaxInstant
+	for _, start := range []time.Time{earliest, latest} {
+		_, err := numerus.FixedWindow(time.Hour, 1, start)
+		require.ErrorIs(t, err, numerus.ErrInvalidArgument, "start %v", start)
+	}
+	for _, start := range []time.Time{earliest.Add(1), latest.Add(-1)} {
+		_, err := numerus.FixedWindow(time.Hour, 1, start)
+		require.NoError(t, err, "start %v", start)
+		_, err = numerus.SlidingWindowCount(time.Hour, 1, start)
+		require.NoError(t, err, "start %v", start)
+	}
+}

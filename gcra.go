@@ -12,7 +12,8 @@ import (
 // A fresh GCRA admits burst tokens at its first instant.
 //
 // It returns an error matching ErrInvalidArgument when rate or burst is not positive, or when
-// burst intervals exceed about 292 years.
+// burst intervals exceed the exact range (about 292 years divided by the rate's count in lowest
+// terms; see Time in the package doc).
 func GCRA(rate Rate, burst int64) (Limiter, error) {
 	r, inv := rate.kernel()
 	if inv != nil {

@@ -7,7 +7,8 @@ import "github.com/numerus-closus/numerus/internal/kernel"
 // decides exactly like TokenBucket(capacity, leak).
 //
 // It returns an error matching ErrInvalidArgument when capacity or leak is not positive, or when
-// draining capacity tokens would take more than about 292 years.
+// draining capacity tokens would take longer than the exact range (about 292 years divided by the
+// rate's count in lowest terms; see Time in the package doc).
 func LeakyBucket(capacity int64, leak Rate) (Limiter, error) {
 	p, err := bucketPolicy(leak, capacity)
 	if err != nil {

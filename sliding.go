@@ -25,7 +25,9 @@ func SlidingWindow(window time.Duration, n int64) (Limiter, error) {
 // sub-windows aligned on the Unix epoch: at most n tokens in any windows consecutive sub-windows.
 // A token counts from the start of its sub-window for one window's length, so a span of length
 // window may hold up to n plus what the sub-window it starts in holds. With one sub-window it is a
-// fixed window aligned on the epoch. Memory is O(windows).
+// fixed window aligned on the epoch. Memory is O(windows). The sub-window holding the first
+// instant of the range (late 1677) starts there, cut short, so its tokens count for one window
+// from that instant: a little longer than the rule says, never shorter.
 //
 // It returns an error matching ErrInvalidArgument when window, windows or n is not positive, or
 // when windows does not divide window evenly.
@@ -43,7 +45,9 @@ func SlidingWindowBucketed(window time.Duration, windows int, n int64) (Limiter,
 // span of length window, with two counters of memory.
 //
 // It returns an error matching ErrInvalidArgument when window or n is not positive, or when start
-// lies outside the years 1678 to 2262.
+// is not strictly inside the range of instants (see Time in the package doc): it must lie between
+// the first instant of the range (late 1677) and the last (early 2262), which stand for every
+// instant beyond them.
 func SlidingWindowCount(window time.Duration, n int64, start time.Time) (Limiter, error) {
 	p, err := windowPolicy(window, n, start)
 	if err != nil {

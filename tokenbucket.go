@@ -4,7 +4,8 @@ package numerus
 // (never beyond capacity); a debit takes tokens out. It decides exactly like GCRA(refill, capacity).
 //
 // It returns an error matching ErrInvalidArgument when capacity or refill is not positive, or when
-// refilling capacity tokens would take more than about 292 years.
+// refilling capacity tokens would take longer than the exact range (about 292 years divided by the
+// rate's count in lowest terms; see Time in the package doc).
 func TokenBucket(capacity int64, refill Rate) (Limiter, error) {
 	p, err := bucketPolicy(refill, capacity)
 	if err != nil {

@@ -14,7 +14,9 @@ import (
 // Use SlidingWindow for a bound over every span.
 //
 // It returns an error matching ErrInvalidArgument when window or n is not positive, or when start
-// lies outside the years 1678 to 2262.
+// is not strictly inside the range of instants (see Time in the package doc): it must lie between
+// the first instant of the range (late 1677) and the last (early 2262), which stand for every
+// instant beyond them.
 func FixedWindow(window time.Duration, n int64, start time.Time) (Limiter, error) {
 	p, err := windowPolicy(window, n, start)
 	if err != nil {

@@ -16,7 +16,7 @@ type TokenBucket struct{ k kernel.TokenBucket }
 
 // NewTokenBucket returns a full token bucket. It returns an error matching
 // numerus.ErrInvalidArgument, naming the parameter, when capacity or refill is not positive or when
-// refilling capacity tokens would take more than about 292 years.
+// refilling capacity tokens would take longer than the exact range (see numerus.TokenBucket).
 func NewTokenBucket(capacity int64, refill numerus.Rate) (TokenBucket, error) {
 	p, inv := bucketPolicy(refill, capacity)
 	if inv != nil {
@@ -85,7 +85,7 @@ type LeakyBucket struct{ k kernel.LeakyBucket }
 
 // NewLeakyBucket returns an empty leaky bucket. It returns an error matching
 // numerus.ErrInvalidArgument, naming the parameter, when capacity or leak is not positive or when
-// draining capacity tokens would take more than about 292 years.
+// draining capacity tokens would take longer than the exact range (see numerus.LeakyBucket).
 func NewLeakyBucket(capacity int64, leak numerus.Rate) (LeakyBucket, error) {
 	p, inv := bucketPolicy(leak, capacity)
 	if inv != nil {

@@ -17,7 +17,7 @@ type GCRA struct{ k kernel.GCRA }
 
 // NewGCRA returns a full GCRA: it admits burst tokens at its first instant. It returns an error
 // matching numerus.ErrInvalidArgument, naming the parameter, when rate or burst is not positive or
-// when burst intervals exceed about 292 years.
+// when burst intervals exceed the exact range (see numerus.GCRA).
 func NewGCRA(rate numerus.Rate, burst int64) (GCRA, error) {
 	r, inv := rateOf(rate)
 	if inv != nil {

@@ -54,7 +54,7 @@ func fits(param string, rate Rate, size int64) *Invalid {
 	case !rate.FitsBurst(1):
 		return &Invalid{"rate", "is too fine for exact arithmetic: its count, in lowest terms over its period, leaves no room for one token"}
 	case !rate.FitsBurst(size):
-		return &Invalid{param, "times the rate's interval exceeds the exact range (about 292 years)"}
+		return &Invalid{param, "times the rate's interval exceeds the exact range (about 292 years over the rate's count in lowest terms)"}
 	}
 	return nil
 }
@@ -76,7 +76,7 @@ func WindowOf(width, limit, origin int64) (*WindowPolicy, *Invalid) {
 		return nil, inv
 	}
 	if origin == MinInstant || origin == MaxInstant {
-		return nil, &Invalid{"start", "lies outside the years 1678 to 2262"}
+		return nil, &Invalid{"start", "lies at or beyond an end of the range of instants (late 1677 to 2262)"}
 	}
 	return NewWindow(width, limit, origin), nil
 }
