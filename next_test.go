@@ -166,6 +166,29 @@ func TestScheduleFaultyLimiter(t *testing.T) {
 	require.Equal(t, 1, calls)
 }
 
+// creeping is a faulty limiter that refuses everything and answers a nanosecond later each time:
+// its answers move on, but none is ever admitted. It panics past a thousand debits.
+type creeping struct{ stuck }
+
+func (c creeping) DebitN(at time.Time, cost int64) (numerus.Limiter, numerus.NextDebitable, bool) {
+	c.stuck.DebitN(at, cost)
+	return c, numerus.DebitableAfter(at, 1), false
+}
+
+func (c creeping) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {
+	return c.DebitN(at, 1)
+}
+
+// TestScheduleCreepingLimiter checks that Schedule ends after MaxSearch refusals in a row, where a
+// lawful limiter refuses at most once before each admission.
+func TestScheduleCreepingLimiter(t *testing.T) {
+	calls := 0
+	for range numerus.Schedule(creeping{stuck{&calls}}, t0, 1) {
+		t.Fatal("creeping admitted a debit")
+	}
+	require.Equal(t, numerus.MaxSearch+1, calls)
+}
+
 // TestDebitableAfter checks that DebitableAfter(at, d) is the answer DebitableFrom(at.Add(d)) in
 // every respect a caller can see, for every d: its instant (location and monotonic reading kept),
 // order, wait and text, a negative d counting as zero and the largest d not wrapping to Never.

@@ -23,6 +23,8 @@ import (
 //   - A waiter whose context is done leaves the queue and consumes nothing.
 //   - Pause and RetryAfter hold the gate closed until an instant the upstream names (a 429 with
 //     Retry-After, an SMTP 421): pull-fashion quotas on top of the limiter's own push-fashion one.
+//     A waiter whose turn the pause moves to or past its context's deadline fails at once, as
+//     Take would have failed had it been called then.
 //
 // The zero Gate holds no limiter and admits nothing: every take fails with ErrNever. A Gate must
 // not be copied after first use.
@@ -37,9 +39,10 @@ type Gate struct {
 }
 
 type waiter struct {
-	cost int64
-	done chan struct{} // closed when served: admitted, or failed with err
-	err  error
+	cost     int64
+	deadline time.Time     // its context's, or zero for none
+	done     chan struct{} // closed when served: admitted, or failed with err
+	err      error
 }
 
 // NewGate returns a gate holding l, reading the system clock. A nil l admits nothing.
@@ -77,7 +80,8 @@ func (g *Gate) TryTake(cost int64) (from numerus.NextDebitable, ok bool) {
 // once with an error, taking nothing, when ctx is already done, when the gate will never admit
 // cost (an error matching ErrNever), or when its turn would come only at or after ctx's deadline
 // (a *DeadlineError, matching context.DeadlineExceeded). If ctx is done while it waits, it leaves
-// the queue, takes nothing and returns ctx.Err(). A cost below 1 is a programmer error: Take
+// the queue, takes nothing and returns ctx.Err(); if a Pause moves its turn to or past ctx's
+// deadline, it leaves at once with a *DeadlineError. A cost below 1 is a programmer error: Take
 // panics.
 func (g *Gate) Take(ctx context.Context, cost int64) error {
 	checkCost(cost)
@@ -112,7 +116,7 @@ func (g *Gate) enqueue(cost int64, deadline time.Time) (*waiter, error) {
 	if !deadline.IsZero() && !at.Before(deadline) {
 		return nil, &DeadlineError{At: at, Deadline: deadline}
 	}
-	w := &waiter{cost: cost, done: make(chan struct{})}
+	w := &waiter{cost: cost, deadline: deadline, done: make(chan struct{})}
 	g.queue = append(g.queue, w)
 	if len(g.queue) == 1 {
 		g.serve(now)
@@ -199,7 +203,9 @@ func (g *Gate) fire(gen uint64) {
 }
 
 // Pause makes the gate admit nothing before until, as an upstream asks with a Retry-After: waiters
-// stay queued in order and TryTake refuses. The limiter's state is kept as it is; it goes on
+// stay queued in order and TryTake refuses. A waiter whose turn now comes at or after its
+// context's deadline leaves the queue at once, its Take failing with a *DeadlineError (matching
+// context.DeadlineExceeded) whose At is that turn; those behind it move up. The limiter's state is kept as it is; it goes on
 // refilling with time. A pause never shortens an earlier one: of several, the latest instant holds.
 func (g *Gate) Pause(until time.Time) {
 	now := g.lock()
@@ -220,8 +226,32 @@ func (g *Gate) pause(now, until time.Time) {
 	}
 	g.paused = until
 	if len(g.queue) > 0 {
+		g.dropLate(now)
 		g.serve(now)
 	}
+}
+
+// dropLate plays the queue through the planner from now and fails, with a *DeadlineError, each
+// waiter whose turn comes at or after its deadline, without charging its cost to those behind it.
+func (g *Gate) dropLate(now time.Time) {
+	l, at := g.l, latest(now, g.paused)
+	kept := g.queue[:0]
+	for i, w := range g.queue {
+		next, turn, ok := first(l, at, w.cost)
+		if !ok { // never admitted: serve tells it so, in its turn
+			kept = append(kept, g.queue[i:]...)
+			break
+		}
+		if !w.deadline.IsZero() && !turn.Before(w.deadline) {
+			w.err = &DeadlineError{At: turn, Deadline: w.deadline}
+			close(w.done)
+			continue
+		}
+		l, at = next, turn
+		kept = append(kept, w)
+	}
+	clear(g.queue[len(kept):])
+	g.queue = kept
 }
 
 // Limiter returns the limiter the gate holds now: the policy with everything admitted so far.
@@ -261,10 +291,7 @@ func (g *Gate) forecast(now time.Time, cost int64) numerus.NextDebitable {
 // afterQueue plays the queue through the planner: the limiter once every waiter is served, and
 // the instant the last one is; false if one never is.
 func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
-	l, at := g.l, now
-	if at.Before(g.paused) {
-		at = g.paused
-	}
+	l, at := g.l, latest(now, g.paused)
 	for _, w := range g.queue {
 		var ok bool
 		if l, at, ok = first(l, at, w.cost); !ok {
@@ -272,6 +299,14 @@ func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
 		}
 	}
 	return l, at, true
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
 }
 
 // first returns the limiter after the first admission of cost from at, and its instant: the first

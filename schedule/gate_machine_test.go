@@ -25,6 +25,7 @@ type gateMachine struct {
 type pendingTake struct {
 	w        *waiter
 	cost     int64
+	deadline time.Time // zero for none
 	forecast time.Time // when the gate said it would go
 	paused   bool      // a pause came after it was queued: it may go later
 	overtook bool      // a waiter ahead of it left: it may go earlier
@@ -79,7 +80,7 @@ func (m *gateMachine) Take(t *rapid.T) {
 		}
 		m.admit(t, cost)
 	default:
-		m.pending = append(m.pending, &pendingTake{w: w, cost: cost, forecast: forecast})
+		m.pending = append(m.pending, &pendingTake{w: w, cost: cost, deadline: deadline, forecast: forecast})
 	}
 }
 
@@ -123,7 +124,47 @@ func (m *gateMachine) Pause(t *rapid.T) {
 		for _, p := range m.pending {
 			p.paused = true
 		}
+		m.dropLate(t)
 	}
+}
+
+// dropLate plays the queue through the planner from the end of the pause and checks that every
+// waiter whose turn comes at or after its deadline has failed at once, naming that turn, and
+// that the others still wait.
+func (m *gateMachine) dropLate(t *rapid.T) {
+	l, at := m.replay, m.paused
+	if at.Before(m.now()) {
+		at = m.now()
+	}
+	kept := m.pending[:0]
+	for i, p := range m.pending {
+		var turn time.Time
+		var next numerus.Limiter
+		for a, n := range numerus.Schedule(l, at, p.cost) {
+			turn, next = a, n
+			break
+		}
+		if next == nil { // never admitted: it and those behind it stay, for the gate to serve
+			kept = append(kept, m.pending[i:]...)
+			break
+		}
+		if p.deadline.IsZero() || turn.Before(p.deadline) {
+			if isDone(p.w) {
+				t.Fatalf("a waiter on time (turn %v, deadline %v) was served during a pause", turn, p.deadline)
+			}
+			l, at = next, turn
+			kept = append(kept, p)
+			continue
+		}
+		var de *DeadlineError
+		if !isDone(p.w) || !errors.As(p.w.err, &de) || !de.At.Equal(turn) || !de.Deadline.Equal(p.deadline) {
+			t.Fatalf("a waiter late after the pause (turn %v, deadline %v) was not failed at once: %v", turn, p.deadline, p.w.err)
+		}
+		for _, q := range m.pending {
+			q.overtook = true // a waiter ahead may have left: the others may go earlier
+		}
+	}
+	m.pending = kept
 }
 
 // Advance moves time on, one timer at a time, checking who each firing admits.

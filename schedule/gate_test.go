@@ -257,6 +257,45 @@ func TestGatePauseHoldsWaitersInOrder(t *testing.T) {
 	})
 }
 
+// TestGatePauseFailsLateWaitersAtOnce queues four waiters on a drained 1/s GCRA, then pauses the
+// gate for 10s. A (deadline 2s) and C (whose turn moves to 11s, past its 10.5s deadline) fail at
+// once with a *DeadlineError naming their turn, as Take would have failed had they come then. B
+// and D move up without them, and a take asked after the pause is forecast behind B and D only.
+func TestGatePauseFailsLateWaitersAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := NewGate(drained(t, gcra(t, numerus.PerSecond(1), 1), time.Now()))
+		deadlines := []time.Duration{2 * time.Second, 11500 * time.Millisecond, 10500 * time.Millisecond, 20 * time.Second}
+		var dones []chan error
+		for _, d := range deadlines {
+			ctx, cancel := context.WithTimeout(t.Context(), d)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- g.Take(ctx, 1) }()
+			synctest.Wait()
+			dones = append(dones, done)
+		}
+		require.Equal(t, 4, queued(g))
+
+		g.RetryAfter(10 * time.Second)
+		for i, turn := range map[int]time.Duration{0: 10 * time.Second, 2: 11 * time.Second} {
+			var de *DeadlineError
+			require.ErrorAs(t, <-dones[i], &de, "waiter %d", i)
+			require.True(t, de.At.Equal(bubbleStart.Add(turn)), "waiter %d: at %v, want its turn after the pause", i, de.At)
+			require.True(t, de.Deadline.Equal(bubbleStart.Add(deadlines[i])), "waiter %d: deadline %v", i, de.Deadline)
+			require.Zero(t, elapsed(), "waiter %d told at once", i)
+		}
+		require.Equal(t, 2, queued(g))
+		from, ok := g.TryTake(1)
+		require.False(t, ok)
+		require.True(t, from.Equal(numerus.DebitableFrom(bubbleStart.Add(12*time.Second))), "%v: behind B at 10s and D at 11s", from)
+
+		require.NoError(t, <-dones[1])
+		require.Equal(t, 10*time.Second, elapsed(), "B at the end of the pause")
+		require.NoError(t, <-dones[3])
+		require.Equal(t, 11*time.Second, elapsed(), "D a second later")
+	})
+}
+
 func TestGateScheduleIsThePlannerOnTheGateState(t *testing.T) {
 	f := clock.NewFake(t0)
 	l := gcra(t, numerus.PerSecond(2), 2)

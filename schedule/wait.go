@@ -13,7 +13,8 @@ import (
 //
 // It returns at once, with l and an error, when:
 //   - ctx is already done (ctx.Err());
-//   - l will never admit the debit (an error matching ErrNever);
+//   - l will never admit the debit (an error matching ErrNever), which is also the answer for a
+//     faulty l that refuses it with an instant not after the one asked;
 //   - the debit would be admitted only at or after ctx's deadline (a *DeadlineError, matching
 //     context.DeadlineExceeded).
 //
@@ -35,7 +36,7 @@ func wait(ctx context.Context, clk clock.Clock, l numerus.Limiter, cost int64) (
 			return next, nil
 		}
 		at, finite := from.Time()
-		if !finite {
+		if !finite || !at.After(now) { // Never, or a refusal no lawful limiter answers
 			return l, never(l, cost)
 		}
 		if err := tooLate(ctx, at); err != nil {

@@ -41,6 +41,34 @@ func TestWaitNeverReturnsAtOnce(t *testing.T) {
 	})
 }
 
+// stuckLimiter is a faulty limiter: it refuses everything and answers the instant asked.
+type stuckLimiter struct{ calls *int }
+
+func (s stuckLimiter) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {
+	return s.DebitN(at, 1)
+}
+
+func (s stuckLimiter) DebitN(at time.Time, _ int64) (numerus.Limiter, numerus.NextDebitable, bool) {
+	*s.calls++
+	return s, numerus.DebitableFrom(at), false
+}
+
+func (stuckLimiter) Status(time.Time) numerus.Status { return numerus.Status{Limit: 1} }
+
+func (stuckLimiter) String() string { return "stuck" }
+
+// TestWaitFaultyLimiterFailsAtOnce checks that Wait does not spin on a limiter that refuses with
+// the instant asked: it answers ErrNever at its first refusal, as Gate.Take does after its search.
+func TestWaitFaultyLimiterFailsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		_, err := Wait(t.Context(), stuckLimiter{&calls}, 1)
+		require.ErrorIs(t, err, ErrNever)
+		require.Equal(t, 1, calls)
+		require.Zero(t, elapsed())
+	})
+}
+
 func TestWaitFailsFastWhenAdmittedOnlyPastTheDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := drained(t, gcra(t, numerus.PerSecond(1), 1), time.Now())
