@@ -35,8 +35,10 @@ func redisClient(b *testing.B) redis.UniversalClient {
 	b.Helper()
 	server.once.Do(startRedis)
 	switch {
+	case server.skip != "" && os.Getenv("NUMERUS_REQUIRE_REDIS") == "1":
+		b.Fatalf("redis required (NUMERUS_REQUIRE_REDIS=1) but %s", server.skip)
 	case server.skip != "":
-		b.Skip(server.skip)
+		b.Skip(server.skip + " (NUMERUS_REQUIRE_REDIS=1 makes this a failure)")
 	case server.err != nil:
 		b.Fatal(server.err)
 	}
