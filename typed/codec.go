@@ -115,9 +115,14 @@ func (d *decoder) spec(depth int) Spec {
 	sp := Spec{Algo: k.algo()}
 	switch {
 	case k.inner():
-		sp.Of = make([]Spec, d.count(2))
-		for i := range sp.Of {
-			sp.Of[i] = d.spec(depth + 1)
+		// Grown as children are read: a count only bounds them by the bytes left, and nested
+		// counts that each claim most of the input would otherwise allocate its size over again
+		// at every level.
+		for range d.count(2) {
+			if d.err != nil {
+				break
+			}
+			sp.Of = append(sp.Of, d.spec(depth+1))
 		}
 		return sp
 	case k == kindFinite:
@@ -138,6 +143,9 @@ func (d *decoder) spec(depth int) Spec {
 func (d *decoder) words(sp Spec) [][]int64 {
 	var ws [][]int64
 	sp.leaves(func(l Spec) {
+		if d.err != nil {
+			return
+		}
 		k := l.Algo.kind()
 		n := k.nwords()
 		var w []int64

@@ -97,13 +97,24 @@ func decodeDoc(data []byte) (snapshotDoc, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return doc, corruptWrap(err)
 	}
-	if dec.More() {
+	if rest(data, dec) {
 		return doc, corruptf("data after the snapshot")
 	}
 	if doc.Version != Version {
 		return doc, corruptf("unknown version %d", doc.Version)
 	}
 	return doc, nil
+}
+
+// rest reports whether data holds more than JSON white space after what dec decoded: dec.More
+// would miss a stray ] or }.
+func rest(data []byte, dec *json.Decoder) bool {
+	for _, c := range data[dec.InputOffset():] {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadSnapshot reads the binary snapshot of any typed limiter, whatever its type, as the Policy

@@ -2,7 +2,9 @@ package typed
 
 import (
 	"encoding"
+	"encoding/binary"
 	"encoding/json"
+	"runtime"
 	"testing"
 	"time"
 
@@ -178,11 +180,52 @@ func TestDecodeJSONRejects(t *testing.T) {
 		"invalid policy":  `{"version":1,"policy":{"algo":"gcra","limit":"0/s"},"state":[[0,0,0]]}`,
 		"not json":        `{"version":1,`,
 		"trailing":        `{"version":1,"policy":"gcra 1/s","state":[[0,0,0]]} {}`,
+		"trailing ]":      `{"version":1,"policy":"gcra 1/s","state":[[0,0,0]]}]`,
+		"trailing }":      `{"version":1,"policy":"gcra 1/s","state":[[0,0,0]]} }`,
+		"trailing ]]]x":   `{"version":1,"policy":"gcra 1/s","state":[[0,0,0]]}]]]x`,
 	}
 	for name, data := range cases {
 		var g GCRA
 		err := g.UnmarshalJSON([]byte(data))
 		assert.ErrorIs(t, err, ErrCorrupt, name)
+		_, _, err = ReadSnapshotJSON([]byte(data))
+		assert.ErrorIs(t, err, ErrCorrupt, name)
+	}
+	var g GCRA
+	require.NoError(t, g.UnmarshalJSON([]byte(`{"version":1,"policy":"gcra 1/s","state":[[0,0,0]]} `+"\t\r\n")), "white space after")
+	var sp Spec
+	for _, tail := range []string{"]", "}", "]]", " x"} {
+		assert.Error(t, sp.UnmarshalJSON([]byte(`{"algo":"gcra","limit":"10/s"}`+tail)), "spec with %q after", tail)
+	}
+	require.NoError(t, sp.UnmarshalJSON([]byte(`{"algo":"gcra","limit":"10/s"} `)))
+}
+
+// TestDecodeAllocatesInProportion: decoding allocates in proportion to the input, however many
+// children its counts claim. Thirty-three nested "and" headers, each claiming half the input's
+// bytes in children, made the decoder allocate 3,100 times the input before it failed; a node
+// with as many children as the input can hold stays within the bound too.
+func TestDecodeAllocatesInProportion(t *testing.T) {
+	const size, claim = 1 << 16, 1<<15 - 200 // each header's claim fits the bytes left after it
+	nested := []byte{Version}
+	for range maxDepth + 1 {
+		nested = binary.AppendUvarint(append(nested, byte(kindAnd)), claim)
+	}
+	nested = append(nested, make([]byte, size-len(nested))...)
+	wide := binary.AppendUvarint([]byte{Version, byte(kindAnd)}, claim)
+	for len(wide) < size {
+		wide = append(wide, byte(kindFinite), 2)
+	}
+	for name, data := range map[string][]byte{"nested": nested, "wide": wide} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, _, err := ReadSnapshot(data)
+		runtime.ReadMemStats(&after)
+		require.ErrorIs(t, err, ErrCorrupt, name)
+		allocated := after.TotalAlloc - before.TotalAlloc
+		// A child takes 2 bytes of input and a 72-byte Spec, grown by append: about 190 bytes
+		// allocated per byte for the wide node, against 3,100 for the nested headers before.
+		assert.Less(t, allocated, uint64(256*len(data)), "%s: %d bytes allocated for %d", name, allocated, len(data))
 	}
 }
 

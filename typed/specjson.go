@@ -3,6 +3,7 @@ package typed
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -59,6 +60,9 @@ func (sp *Spec) UnmarshalJSON(data []byte) error {
 	var d specDoc
 	if err := dec.Decode(&d); err != nil {
 		return err
+	}
+	if rest(data, dec) {
+		return errors.New("typed: data after the policy's JSON value")
 	}
 	parsed, err := d.spec()
 	if err != nil {
