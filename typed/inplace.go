@@ -51,6 +51,7 @@ var zeroOutcome = Outcome{Retry: Never, Full: Never}
 // that copies of *s made earlier never change: it allocates, as DebitN does.
 func (p Policy) DebitIn(s *State, at, cost int64) (Outcome, bool) {
 	kernel.CheckCost(cost)
+	at = min(at, kernel.MaxInstant) // as time.Unix(0, Never) is: the range ends a ns before Never
 	c := p.c
 	switch {
 	case c == nil:
@@ -79,6 +80,7 @@ func (c *compiled) debitForeign(s *State, at, cost int64) (Outcome, bool) {
 // PeekIn reports what DebitIn(s, at, 1) would report, changing nothing: whether one token could
 // be taken at at, when it could be if not, and the Status of *s at at.
 func (p Policy) PeekIn(s *State, at int64) (Outcome, bool) {
+	at = min(at, kernel.MaxInstant)
 	c := p.c
 	switch {
 	case c == nil:

@@ -47,6 +47,24 @@ func TestDebitInLikeRoot(t *testing.T) {
 	})
 }
 
+// TestDebitInAtNever: DebitIn and PeekIn at Never (math.MaxInt64, beyond the range of instants)
+// decide as DebitN at time.Unix(0, Never) does, at the range's last instant, and leave a State
+// that decodes.
+func TestDebitInAtNever(t *testing.T) {
+	for _, text := range []string{"gcra 10/s", "token 10/s", "leaky 10/s", "window 10/s", "count 10/s",
+		"sliding 10/s", "buckets 10/s in 2", "10/s & window 5/s"} {
+		p := MustCompile(text)
+		viaN, _, okN := p.DebitN(p.Fresh(), time.Unix(0, Never), 1)
+		s := p.Fresh()
+		_, okPeek := p.PeekIn(&s, Never)
+		_, ok := p.DebitIn(&s, Never, 1)
+		require.True(t, okN && ok && okPeek, text)
+		require.Equal(t, p.Words(viaN), p.Words(s), "%s: DebitIn at Never differs from DebitN", text)
+		_, err := p.DecodeState(p.AppendState(nil, s))
+		require.NoError(t, err, "%s: the state DebitIn left", text)
+	}
+}
+
 // admission is an Outcome with its verdict, to compare in one piece.
 type admission struct {
 	Outcome
