@@ -104,8 +104,13 @@ func (sp Spec) validate(path string, depth int) error {
 	if len(sp.Of) < 2 {
 		return paramError(path, "of", "must hold at least two specs, got "+strconv.Itoa(len(sp.Of)))
 	}
-	if sp.Count != 0 || sp.Period != 0 || sp.Burst != 0 || sp.In != 0 {
-		return paramError(path, "algo", string(sp.Algo)+" takes no count, period, burst or in")
+	for _, f := range []struct {
+		param string
+		set   bool
+	}{{"count", sp.Count != 0}, {"period", sp.Period != 0}, {"burst", sp.Burst != 0}, {"in", sp.In != 0}} {
+		if f.set {
+			return paramError(path, f.param, "is not taken by "+string(sp.Algo)+", which combines its specs")
+		}
 	}
 	for i, c := range sp.Of {
 		if err := c.validate(path+"of["+strconv.Itoa(i)+"].", depth+1); err != nil {

@@ -31,10 +31,13 @@ func TestValidateNamesTheParameter(t *testing.T) {
 		{"in on sliding", Spec{Algo: AlgoSliding, Count: 1, Period: time.Second, In: 2}, "in"},
 		{"leaf with children", Spec{Algo: AlgoGCRA, Count: 1, Period: time.Second, Of: []Spec{gcra, gcra}}, "of"},
 		{"and of one", Spec{Algo: AlgoAnd, Of: []Spec{gcra}}, "of"},
-		{"and with count", Spec{Algo: AlgoAnd, Count: 1, Of: []Spec{gcra, gcra}}, "algo"},
+		{"and with count", Spec{Algo: AlgoAnd, Count: 1, Of: []Spec{gcra, gcra}}, "count"},
+		{"or with burst", Spec{Algo: AlgoOr, Burst: 1, Of: []Spec{gcra, gcra}}, "burst"},
+		{"and with in", Spec{Algo: AlgoAnd, In: 2, Of: []Spec{gcra, gcra}}, "in"},
 		{"nested", Spec{Algo: AlgoOr, Of: []Spec{gcra, {Algo: AlgoAnd, Of: []Spec{gcra, {Algo: AlgoCount}}}}}, "of[1].of[1].period"},
 		{"burst too long", leafSpec(AlgoGCRA, 1, 24*time.Hour, 1<<40), "burst"},
 		{"rate too fine", leafSpec(AlgoToken, math.MaxInt64, time.Nanosecond, 1), "count"},
+		{"one token's interval too long", leafSpec(AlgoGCRA, 1, math.MaxInt64, 1), "period"},
 	}
 	for _, c := range cases {
 		err := c.sp.Validate()
