@@ -46,20 +46,20 @@
 // time, w the window, k the number of sub-windows, and a debit costs O(1) unless said otherwise.
 //
 //	constructor                     bound                           burst after idle     memory
-//	GCRA(rate, b)                   b + rate·d in any span d        b, then one per      one instant
-//	                                                                rate interval
+//	GCRA(rate, b)                   b + rate·d in any span d        b, then one per      arrival, its
+//	                                                                rate interval        fraction, instant
 //	TokenBucket(b, rate)            as GCRA: decides the same       b (starts full)      count, instant
 //	LeakyBucket(b, rate)            as GCRA: decides the same       b (starts empty)     level, instant
 //	FiniteBucket(n)                 n in all, ever                  n                    one count
-//	FixedWindow(w, n, start)        n in each window; up to 2n      n, at any instant    count, window
-//	                                across a window boundary        of a window
+//	FixedWindow(w, n, start)        n in each window; up to 2n      n, at any instant    window, count,
+//	                                across a window boundary        of a window          instant
 //	SlidingWindow(w, n)             n in any span w, exactly        n                    up to n entries
 //	SlidingWindowBucketed(w, k, n)  n in any k consecutive          n                    up to k entries
 //	                                sub-windows; under 2n in w
-//	SlidingWindowCount(w, n, start) n in each window; estimated     n                    two counts
-//	                                in between; at most 2n in w
+//	SlidingWindowCount(w, n, start) n in each window; estimated     n                    window, two
+//	                                in between; at most 2n in w                          counts, instant
 //
-// [GCRA] is the default: the smallest state, a steady rate with a bounded burst. [TokenBucket]
+// [GCRA] is the default: a steady rate with a bounded burst, in three words of state. [TokenBucket]
 // and [LeakyBucket] make the same decisions in the vocabulary of tokens held or water poured; their
 // status reads as tokens or room left. [FiniteBucket] is a quota that never refills. [FixedWindow] matches
 // quotas that reset on the clock ("1000 a day from midnight") and is the cheapest window, at the

@@ -7,8 +7,9 @@ import (
 )
 
 // GCRA returns a limiter running the generic cell rate algorithm: burst tokens at once, then one
-// every rate interval, tracked as a single theoretical arrival time. It decides exactly like
-// TokenBucket(burst, rate) and LeakyBucket(burst, rate); it is the smallest state of the three.
+// every rate interval, tracked as a theoretical arrival time (with its fraction of a nanosecond,
+// and the latest instant). It decides exactly like TokenBucket(burst, rate) and
+// LeakyBucket(burst, rate).
 // A fresh GCRA admits burst tokens at its first instant.
 //
 // It returns an error matching ErrInvalidArgument when rate or burst is not positive, or when

@@ -22,9 +22,10 @@ type Decision struct {
 	// the most of an Or).
 	Limit int64
 	// ResetAfter is how long until the subject is full again if no further tokens are taken,
-	// rounded up: zero when it is full, Never when it never refills (a spent finite bucket).
+	// rounded up: WaitFor(0) when it is full, Never when it never refills (a spent finite bucket).
+	// (The zero Wait is Never, not a zero wait.)
 	ResetAfter Wait
-	// RetryAfter is how long until the same check would be admitted, rounded up: zero on an
+	// RetryAfter is how long until the same check would be admitted, rounded up: WaitFor(0) on an
 	// admission, Never when it never will be (a finite bucket spent, with no other way through).
 	// Waiting it out is never early: the same check, with no other traffic, is admitted then.
 	RetryAfter Wait
