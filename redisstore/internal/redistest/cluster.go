@@ -35,6 +35,12 @@ func StartClusterByHand(t testing.TB) *Cluster {
 }
 
 func startCluster(t testing.TB, byHand bool) *Cluster {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err == nil { // else Spawn says so
+		if v := serverVersion(t); v.major < 7 {
+			unavailable(t, "the cluster harness needs redis-server 7 or later (--cluster-port, ADDSLOTSRANGE); found "+v.text)
+		}
+	}
 	c := &Cluster{}
 	for range 3 {
 		bus := freePort(t)
@@ -128,4 +134,23 @@ func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
 	cl := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
 	t.Cleanup(func() { _ = cl.Close() })
 	return cl
+}
+
+// version is what redis-server --version reports.
+type version struct {
+	major int
+	text  string
+}
+
+// serverVersion runs redis-server --version ("Redis server v=7.0.15 sha=…").
+func serverVersion(t testing.TB) version {
+	t.Helper()
+	out, err := exec.Command("redis-server", "--version").Output()
+	if err != nil {
+		t.Fatalf("redis-server --version: %v", err)
+	}
+	text := strings.TrimSpace(string(out))
+	_, v, _ := strings.Cut(text, "v=")
+	major, _ := strconv.Atoi(strings.SplitN(v, ".", 2)[0])
+	return version{major: major, text: text}
 }
