@@ -7,10 +7,10 @@ import (
 
 // Schedule returns the instants, from start on, at which back-to-back debits of cost would be
 // admitted, each with the limiter that follows it. It ends when the limiter says Never, and when
-// it answers an instant not after the one asked or refuses MaxSearch times in a row (as no limiter
-// that obeys the laws of package numerustest does: its answers are tight, so one refusal comes
-// before each admission at most), so that a faulty limiter cannot make it loop. It is pure:
-// nothing sleeps, and l is not changed. The instant after a refusal is the limiter's own answer, so
+// it answers an instant not after the one asked or refuses MaxSearch times in a row, as a
+// schedule.Gate gives up too: no limiter that obeys the laws of package numerustest does either
+// (its answers are tight, so at most one refusal comes before each admission), and a faulty one
+// cannot make it loop. It is pure: nothing sleeps, and l is not changed. The instant after a refusal is the limiter's own answer, so
 // the sequence is exact: the n-th instant is when the n-th of a batch of debits goes through.
 func Schedule(l Limiter, start time.Time, cost int64) iter.Seq2[time.Time, Limiter] {
 	return func(yield func(time.Time, Limiter) bool) {
@@ -25,7 +25,7 @@ func Schedule(l Limiter, start time.Time, cost int64) iter.Seq2[time.Time, Limit
 				continue
 			}
 			t, finite := from.Time()
-			if refusals++; !finite || !t.After(at) || refusals > MaxSearch {
+			if refusals++; !finite || !t.After(at) || refusals == MaxSearch {
 				return
 			}
 			at = t

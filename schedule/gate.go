@@ -205,8 +205,9 @@ func (g *Gate) fire(gen uint64) {
 // Pause makes the gate admit nothing before until, as an upstream asks with a Retry-After: waiters
 // stay queued in order and TryTake refuses. A waiter whose turn now comes at or after its
 // context's deadline leaves the queue at once, its Take failing with a *DeadlineError (matching
-// context.DeadlineExceeded) whose At is that turn; those behind it move up. The limiter's state is kept as it is; it goes on
-// refilling with time. A pause never shortens an earlier one: of several, the latest instant holds.
+// context.DeadlineExceeded) whose At is that turn; those behind it move up. The limiter's state
+// is kept as it is; it goes on refilling with time. A pause never shortens an earlier one: of
+// several, the latest instant holds.
 func (g *Gate) Pause(until time.Time) {
 	now := g.lock()
 	defer g.mu.Unlock()
