@@ -34,6 +34,7 @@ func TestInvalidParameters(t *testing.T) {
 		{"gcra/burst over 292 years", "burst", func() (numerus.Limiter, error) { return numerus.GCRA(numerus.Every(200*year), 2) }},
 		{"gcra/rate above int64", "rate", func() (numerus.Limiter, error) { return numerus.GCRA(numerus.Per(math.MaxInt64, 1), 1) }},
 		{"gcra/interval over the range", "rate period", func() (numerus.Limiter, error) { return numerus.GCRA(numerus.Every(math.MaxInt64), 1) }},
+		{"gcra/two over the range", "rate period", func() (numerus.Limiter, error) { return numerus.GCRA(numerus.Per(2, math.MaxInt64), 1) }},
 		{"token/zero capacity", "capacity", func() (numerus.Limiter, error) { return numerus.TokenBucket(0, ok) }},
 		{"token/zero rate", "rate tokens", func() (numerus.Limiter, error) { return numerus.TokenBucket(1, numerus.Rate{}) }},
 		{"token/capacity over 292 years", "capacity", func() (numerus.Limiter, error) { return numerus.TokenBucket(300, numerus.Every(year)) }},

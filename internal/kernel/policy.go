@@ -51,8 +51,8 @@ func fits(param string, rate Rate, size int64) *Invalid {
 		return inv
 	}
 	switch {
-	case !rate.FitsBurst(1) && rate.N == 1:
-		return &Invalid{"rate period", "is too long for exact arithmetic: one token's interval fills the range of instants"}
+	case !rate.FitsBurst(1) && rate.P >= rate.N: // a token every nanosecond or more: the period
+		return &Invalid{"rate period", "is too long for exact arithmetic: in lowest terms with the count, it fills the range of instants"}
 	case !rate.FitsBurst(1):
 		return &Invalid{"rate", "is too fine for exact arithmetic: its count, in lowest terms over its period, leaves no room for one token"}
 	case !rate.FitsBurst(size):
