@@ -15,7 +15,8 @@
 // queue, [Gate.TryTake] never waits and never passes a waiter. One timer serves the head of the
 // queue and wakes only the waiters it admits. A cancelled waiter leaves the queue and takes
 // nothing. [Gate.Pause] and [Gate.RetryAfter] hold the gate closed until an instant an upstream
-// names, keeping the limiter's state: a 429 Retry-After, an SMTP 421, 450 or 451.
+// names, keeping the limiter's state: a 429 Retry-After, an SMTP 421, 450 or 451. A waiter whose
+// turn a pause moves to or past its context's deadline fails then, with a [*DeadlineError].
 // [Gate.Schedule] runs the pure planner [numerus.Schedule] on the gate's state: exact ETAs.
 //
 // # Draining
