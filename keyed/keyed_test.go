@@ -151,10 +151,23 @@ func TestNewRejects(t *testing.T) {
 	var none *memory.Store
 	assert.NotPanics(t, func() { _, err = keyed.New(none, keyed.PerSecond(1), keyed.StringKey{}) }, "a nil *memory.Store")
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	for name, codec := range map[string]keyed.Codec[string]{
+		"a nil CodecFunc": keyed.CodecFunc[string](nil), "a nil pointer codec": (*prefixCodec)(nil),
+	} {
+		_, err = keyed.New(memory.New(), keyed.PerSecond(1), codec)
+		assert.ErrorIs(t, err, numerus.ErrInvalidArgument, name)
+	}
 	_, err = keyed.New(picky{memory.New()}, keyed.PerSecond(1), keyed.StringKey{})
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
 	_, err = keyed.New(picky{memory.New()}, keyed.PerMinute(1), keyed.StringKey{})
 	assert.NoError(t, err)
+}
+
+// prefixCodec is a codec of a pointer type, which New must refuse as nil.
+type prefixCodec struct{ prefix string }
+
+func (c *prefixCodec) AppendKey(dst []byte, s string) []byte {
+	return append(append(dst, c.prefix...), s...)
 }
 
 // picky is a store that runs only policies of a minute or more.

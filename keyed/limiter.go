@@ -68,7 +68,7 @@ func WithClock(now func() time.Time) Option { return optionFunc(func(o *options)
 // is nil (or a nil pointer), if the policy is invalid (typed.Spec.Validate), if a period or window is shorter than
 // [MinPeriod], or if the store cannot run it ([PolicyChecker]).
 func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) (Limiter[S], error) {
-	if isNil(store) || codec == nil {
+	if isNil(store) || isNil(codec) {
 		return Limiter[S]{}, &numerus.ParamError{Param: "store", Problem: "and codec must not be nil"}
 	}
 	p, limit, err := compile(policy)
@@ -91,13 +91,14 @@ func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) 
 	return Limiter[S]{c}, nil
 }
 
-// isNil reports whether store is nil, or a nil pointer, map, slice, channel or function in the
-// interface: a Store that cannot run, which New rejects rather than let a check panic.
-func isNil(store Store) bool {
-	if store == nil {
+// isNil reports whether v, a store or a codec, is nil, or a nil pointer, map, slice, channel or
+// function in the interface: a value that cannot run, which New rejects rather than let a check
+// panic. (A nil pointer whose methods never read it could run; New rejects it all the same.)
+func isNil(v any) bool {
+	if v == nil {
 		return true
 	}
-	switch v := reflect.ValueOf(store); v.Kind() {
+	switch v := reflect.ValueOf(v); v.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func:
 		return v.IsNil()
 	}
