@@ -11,7 +11,9 @@ import (
 // right: each address a trusted proxy appended is the peer it saw, so the first address from the
 // right that is not a trusted proxy is the client. An address that does not parse stops the walk
 // at the proxy that reported it, whose address is returned. With no trusted proxies (the
-// default) X-Forwarded-For is never read: any client can write it.
+// default) X-Forwarded-For is never read: any client can write it. A prefix contains the
+// addresses of a link-local peer whatever its zone (fe80::/10 trusts fe80::1%eth0); the address
+// returned keeps its zone.
 //
 // It returns the zero Addr if r.RemoteAddr is not an address (as with some test transports).
 func ClientIP(r *http.Request, trusted ...netip.Prefix) netip.Addr {
@@ -60,7 +62,11 @@ func parseAddr(s string) netip.Addr {
 	return a.Unmap()
 }
 
+// isTrusted reports whether a lies in one of the trusted prefixes. A zone (the interface of a
+// link-local peer, as in fe80::1%eth0) is not part of the address a prefix names: netip.Prefix
+// contains no zoned address, so the zone is set aside.
 func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+	a = a.WithZone("")
 	for _, p := range trusted {
 		if p.Contains(a) {
 			return true

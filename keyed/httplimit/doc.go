@@ -20,7 +20,8 @@
 // # Middleware
 //
 // [New] wraps a keyed.Limiter[string]: each request takes cost(r) tokens (one by default) for
-// key(r) (the client's IP address by default). X-Forwarded-For is never trusted unless the
+// key(r) (the client's IP address by default, or its IPv6 network with [WithIPv6Prefix]: a
+// host given a /64 can send each request from a fresh address of it). X-Forwarded-For is never trusted unless the
 // caller names the proxies to trust ([WithTrustedProxies]); then the client is the rightmost
 // address that is not a trusted proxy ([ClientIP]). The caller must choose what a failure of the
 // store means: [FailOpen] serves the request, [FailClosed] answers 503.

@@ -82,6 +82,7 @@ func TestSetHeaders(t *testing.T) {
 
 func TestClientIP(t *testing.T) {
 	proxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
+	linkLocal := []netip.Prefix{netip.MustParsePrefix("fe80::/10")}
 	for _, c := range []struct {
 		remote  string
 		xff     []string
@@ -102,6 +103,8 @@ func TestClientIP(t *testing.T) {
 		{"10.0.0.1:80", nil, proxies, "10.0.0.1"},
 		{"[fd00::1]:443", []string{"[2001:db8::5]:1234"}, proxies, "2001:db8::5"},
 		{"[::ffff:203.0.113.9]:1", nil, nil, "203.0.113.9"},
+		{"[fe80::1%eth0]:443", []string{"1.2.3.4"}, linkLocal, "1.2.3.4"},           // a zoned proxy is in its prefix
+		{"[fe80::1%eth0]:443", []string{"fe80::2%eth1"}, linkLocal, "fe80::2%eth1"}, // a zoned hop too, kept whole
 		{"pipe", nil, nil, "invalid IP"},
 	} {
 		r := httptest.NewRequest("GET", "/", nil)
@@ -169,6 +172,39 @@ func TestMiddlewareTrustedProxy(t *testing.T) {
 	assert.Empty(t, w.Header().Get("Retry-After"), "a spent finite quota has no retry")
 	assert.Equal(t, `"default";r=0`, w.Header().Get("RateLimit"))
 	assert.Contains(t, w.Body.String(), "retrying will not succeed")
+}
+
+// TestMiddlewareIPv6Prefix checks the default key of IPv6 clients: the whole address, or with
+// WithIPv6Prefix the network, so that a host cannot step around its limit through the addresses
+// of its /64; IPv4 clients keep their address.
+func TestMiddlewareIPv6Prefix(t *testing.T) {
+	f := newFixture(t, memory.New(), "finite 1", httplimit.FailClosed)
+	assert.Equal(t, http.StatusOK, f.do("[2001:db8:0:1::1]:1").Code)
+	assert.Equal(t, http.StatusOK, f.do("[2001:db8:0:1::2]:1").Code, "by default each address is a client")
+
+	f = newFixture(t, memory.New(), "finite 1", httplimit.FailClosed, httplimit.WithIPv6Prefix(64))
+	assert.Equal(t, http.StatusOK, f.do("[2001:db8:0:1::1]:1").Code)
+	assert.Equal(t, http.StatusTooManyRequests, f.do("[2001:db8:0:1::2]:1").Code, "one /64, one client")
+	assert.Equal(t, http.StatusTooManyRequests, f.do("[2001:db8:0:1:ffff::9%eth0]:1").Code, "a zone changes nothing")
+	assert.Equal(t, http.StatusOK, f.do("[2001:db8:0:2::1]:1").Code, "another /64 is another client")
+	assert.Equal(t, http.StatusOK, f.do("192.0.2.1:1").Code)
+	assert.Equal(t, http.StatusOK, f.do("192.0.2.2:1").Code, "IPv4 clients keep their address")
+	assert.Equal(t, http.StatusOK, f.do("[::ffff:192.0.2.3]:1").Code, "so do IPv4-mapped ones")
+	assert.Equal(t, http.StatusTooManyRequests, f.do("192.0.2.3:1").Code, "the mapped address was 192.0.2.3")
+
+	f = newFixture(t, memory.New(), "finite 1", httplimit.FailClosed, httplimit.WithIPv6Prefix(0))
+	assert.Equal(t, http.StatusOK, f.do("[2001:db8::1]:1").Code)
+	assert.Equal(t, http.StatusTooManyRequests, f.do("[2001:db9::1]:1").Code, "bits below 1 count as 1")
+	assert.Equal(t, http.StatusOK, f.do("[a001:db8::1]:1").Code)
+}
+
+// TestMiddlewareNilOptions checks that WithKey(nil) and WithCost(nil) restore the defaults rather
+// than leave a function that panics on the first request.
+func TestMiddlewareNilOptions(t *testing.T) {
+	f := newFixture(t, memory.New(), "finite 1", httplimit.FailClosed, httplimit.WithCost(nil), httplimit.WithKey(nil))
+	assert.NotPanics(t, func() { assert.Equal(t, http.StatusOK, f.do("192.0.2.1:1").Code) })
+	assert.Equal(t, http.StatusTooManyRequests, f.do("192.0.2.1:1").Code, "the default cost is one token")
+	assert.Equal(t, http.StatusOK, f.do("192.0.2.2:1").Code, "the default key is the client")
 }
 
 func TestMiddlewareCost(t *testing.T) {

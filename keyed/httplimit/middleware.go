@@ -53,6 +53,7 @@ type Middleware struct {
 	limit   int64 // the policy's capacity: a cost above it can never be taken
 	log     func(*http.Request, error)
 	trusted []netip.Prefix
+	v6bits  int // the length of an IPv6 client's network that the default key names; 128 the address
 }
 
 // Option configures a [Middleware].
@@ -62,15 +63,26 @@ type optionFunc func(*Middleware)
 
 func (f optionFunc) apply(m *Middleware) { f(m) }
 
-// WithKey sets the function that names a request's subject (by default its client's IP address).
+// WithKey sets the function that names a request's subject (by default its client's IP address,
+// see [WithIPv6Prefix]). Nil restores the default.
 func WithKey(key func(*http.Request) string) Option {
 	return optionFunc(func(m *Middleware) { m.key = key })
 }
 
 // WithCost sets the function that says how many tokens a request takes (by default one; 0 for a
-// free request, see [Middleware]).
+// free request, see [Middleware]). Nil restores the default.
 func WithCost(cost func(*http.Request) int64) Option {
 	return optionFunc(func(m *Middleware) { m.cost = cost })
+}
+
+// WithIPv6Prefix makes the default key of an IPv6 client its network of the given length rather
+// than its whole address: WithIPv6Prefix(64) limits a /64 as one client. A host is commonly given
+// a whole /64, and can take a fresh address of it for every request: keyed by address, it would
+// never meet its limit. By default (and for bits of 128 or more) the key is the whole address,
+// which keeps apart the hosts of a network that shares one /64; bits below 1 count as 1. IPv4
+// clients are keyed by their address either way.
+func WithIPv6Prefix(bits int) Option {
+	return optionFunc(func(m *Middleware) { m.v6bits = min(max(bits, 1), 128) })
 }
 
 // WithTrustedProxies lets the default key read X-Forwarded-For when the peer lies in one of
@@ -98,22 +110,32 @@ func New(l keyed.Limiter[string], onError OnError, opts ...Option) (Middleware, 
 	}
 	p := l.Policy()
 	m := Middleware{l: l, onError: onError, quota: QuotaOf("default", p.Spec()),
-		limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, cost: func(*http.Request) int64 { return 1 }}
+		limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, v6bits: 128}
 	for _, o := range opts {
 		o.apply(&m)
 	}
+	if m.cost == nil {
+		m.cost = func(*http.Request) int64 { return 1 }
+	}
 	if m.key == nil {
-		trusted := m.trusted
-		m.key = func(r *http.Request) string { return clientKey(r, trusted) }
+		trusted, bits := m.trusted, m.v6bits
+		m.key = func(r *http.Request) string { return clientKey(r, trusted, bits) }
 	}
 	return m, nil
 }
 
-func clientKey(r *http.Request, trusted []netip.Prefix) string {
-	if a := ClientIP(r, trusted...); a.IsValid() {
-		return a.String()
+// clientKey names the client of r: its address, or for IPv6 its network of v6bits bits (as
+// "2001:db8::/64") when v6bits is below 128; r.RemoteAddr if that is not an address.
+func clientKey(r *http.Request, trusted []netip.Prefix, v6bits int) string {
+	a := ClientIP(r, trusted...)
+	switch {
+	case !a.IsValid():
+		return r.RemoteAddr
+	case a.Is6() && v6bits < 128:
+		net, _ := a.WithZone("").Prefix(v6bits) // cannot fail: bits lie in [1, 128]
+		return net.String()
 	}
-	return r.RemoteAddr
+	return a.String()
 }
 
 // Handler returns next behind the limit.
@@ -161,7 +183,7 @@ func refuse(w http.ResponseWriter, d keyed.Decision) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusTooManyRequests)
 	if d.RetryAfter.IsNever() {
-		_, _ = w.Write([]byte("429 too many requests: the quota is spent and retrying will not succeed\n"))
+		_, _ = w.Write([]byte("429 too many requests: retrying will not succeed\n"))
 		return
 	}
 	_, _ = w.Write([]byte("429 too many requests\n"))
