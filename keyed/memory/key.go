@@ -1,6 +1,9 @@
 package memory
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"math/bits"
+)
 
 // key is a store key: bytes, as a Request carries it, or else prefix+subject, as a bound
 // limiter's check carries it without framing it.
@@ -35,8 +38,14 @@ func hash(seed maphash.Seed, b []byte) uint64 {
 	return mix(maphash.Bytes(seed, b[:n]), maphash.Bytes(seed, b[n:]))
 }
 
-// mix combines the hashes of a key's namespace and subject.
-func mix(prefix, subject uint64) uint64 { return prefix ^ subject }
+// mix combines the hashes of a key's namespace and subject. For one namespace it is a bijection
+// of the subject's hash, which it leaves as evenly spread as it was; across namespaces it is not
+// symmetric, as a plain xor would be: with a xor, the namespace and subject of one key swapped
+// made another key of the same hash, and a namespace followed by itself hashed to 0, for every
+// seed.
+func mix(prefix, subject uint64) uint64 {
+	return bits.RotateLeft64(prefix*0x9e3779b97f4a7c15, 32) ^ subject
+}
 
 // prefixLen returns the length of the framed namespace that key starts with ("9:ratelimit:", as
 // keyed frames it: the namespace's length in decimal, ':', the namespace, ':'), or 0 if it does

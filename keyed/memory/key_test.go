@@ -42,3 +42,19 @@ func TestKeySplits(t *testing.T) {
 		}
 	})
 }
+
+// TestHashAsymmetric: keys whose namespace and subject trade places hash apart, and a namespace
+// followed by itself does not hash to 0, as both did when the two hashes were combined by a xor.
+func TestHashAsymmetric(t *testing.T) {
+	seed := maphash.MakeSeed()
+	for _, pair := range [][2]string{{"1:a:1:b:", "1:b:1:a:"}, {"3:api:1:x:", "1:x:3:api:"}} {
+		if hash(seed, []byte(pair[0])) == hash(seed, []byte(pair[1])) {
+			t.Errorf("%q and %q hash alike", pair[0], pair[1])
+		}
+	}
+	for _, k := range []string{"1:a:1:a:", "9:ratelimit:9:ratelimit:", "3:api:3:api:"} {
+		if hash(seed, []byte(k)) == 0 {
+			t.Errorf("%q hashes to 0", k)
+		}
+	}
+}
