@@ -310,6 +310,28 @@ local function engine()
     return f
   end
 
+  -- CHUNK is the most words a command takes from unpack here: Lua's stack holds about 8,000, and a
+  -- policy may have more leaves, a log more entries to drop at once.
+  local CHUNK = 4000
+
+  -- hmget reads the fields fs of the key, CHUNK at a time: their values in order, or the error of
+  -- the first read that failed (a key of another type).
+  local function hmget(fs)
+    local vals = {}
+    for i = 1, #fs, CHUNK do
+      local part = rpcall('HMGET', key, unpack(fs, i, min(i + CHUNK - 1, #fs)))
+      if part.err then return part end
+      for j = 1, #part do vals[i + j - 1] = part[j] end
+    end
+    return vals
+  end
+
+  -- each runs cmd on the key with the words of t from the first on, CHUNK at a time (an even
+  -- number: pairs stay together).
+  local function each(cmd, t)
+    for i = 1, #t, CHUNK do rcall(cmd, key, unpack(t, i, min(i + CHUNK - 1, #t))) end
+  end
+
   local function needLogs()
     if entry then return end
     entry = function(l, st, n)
@@ -435,7 +457,9 @@ local function engine()
     convert = function(old, root, leaves, now, vals)
       local root0, leaves0 = parse(old)
       if not root0 or (vals and not root0.i) then corrupt('unreadable policy') end
-      local S0 = loadAll(leaves0, vals or rcall('HMGET', key, unpack(fields(leaves0))))
+      vals = vals or hmget(fields(leaves0))
+      if vals.err then corrupt('neither a hash nor a string: ' .. vals.err) end
+      local S0 = loadAll(leaves0, vals)
       local S = {}
       if select(3, tstatus(root0, S0, now)) <= now then
         for i, l in ipairs(leaves) do S[i] = fresh(l) end
@@ -507,7 +531,7 @@ local function engine()
     if root.i then
       vals = rpcall('HMGET', key, 'p', '1')
     else
-      vals = rpcall('HMGET', key, unpack(fields(leaves)))
+      vals = hmget(fields(leaves))
     end
     local plainOld -- the key is a string: written under a plain policy
     if vals.err then
@@ -518,6 +542,8 @@ local function engine()
       vals, plainOld = { v:sub(1, i - 1), v:sub(i + 1) }, true
     end
     local changed = vals[1] and vals[1] ~= pol
+    local plain = root.i and root.k ~= 's' and root.k ~= 'b' -- kept in a string, not a hash
+    if plainOld and not changed and not plain then corrupt('a string under a policy kept in a hash') end
     local hasLog = changed
     for _, l in ipairs(leaves) do hasLog = hasLog or l.k == 's' or l.k == 'b' end
     if hasLog then
@@ -563,12 +589,12 @@ local function engine()
       local until_ = full
       if full == NEVER then until_ = MAXI - 1 end -- a spent finite bucket: kept until 2255
       local ms = sfmt('%d', max(ttl, cdiv(max(0, until_ - now), 1000)))
-      if root.i and root.k ~= 's' and root.k ~= 'b' then -- a plain policy: a string, as fast writes it
+      if plain then -- a string, as fast writes it
         rcall('PSETEX', key, ms, pol .. '\0' .. dump(root, S[1]))
       else
         if rewrite or plainOld then rcall('DEL', key) end
-        local args, dels = { 'HSET', key }, { 'HDEL', key }
-        if all or plainOld then args[3], args[4] = 'p', pol end
+        local args, dels = {}, {}
+        if all or plainOld then args[1], args[2] = 'p', pol end
         for i, l in ipairs(leaves) do
           local st = S[i]
           if all or plainOld or changes[i] then
@@ -599,10 +625,8 @@ local function engine()
             args[#args + 1] = dump(l, st)
           end
         end
-        if #dels > 2 then rcall(unpack(dels)) end
-        for i = 3, #args, 4000 do
-          rcall('HSET', key, unpack(args, i, min(i + 3999, #args)))
-        end
+        each('HDEL', dels)
+        each('HSET', args)
         rcall('PEXPIRE', key, ms)
       end
     end

@@ -137,6 +137,8 @@ func TestCorruptState(t *testing.T) {
 		{"missing leaf", tree, func(k string) error { return c.HDel(ctx, k, "2").Err() }},
 		{"leaf state not numbers", tree, func(k string) error { return c.HSet(ctx, k, "1", "abc 0 0").Err() }},
 		{"log entry missing", log, func(k string) error { return c.HDel(ctx, k, "1.0").Err() }},
+		{"a log's string", log, set(plain(t, log, 0, 3, 0, now, now, 3))}, // logs are kept in hashes only
+		{"a tree's string", tree, set(plain(t, tree, now, 0, now))},
 		{"log count above limit", log, func(k string) error {
 			return c.HSet(ctx, k, "1", packed(0, 3, 0, now+2, now+2, 99)).Err()
 		}},

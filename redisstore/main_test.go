@@ -40,7 +40,7 @@ func limiter(t testing.TB, s *redisstore.Store, text string, c *clock) keyed.Lim
 	return limiterOf(t, s, sp, c)
 }
 
-func limiterOf(t testing.TB, s *redisstore.Store, sp typed.Spec, c *clock) keyed.Limiter[string] {
+func limiterOf(t testing.TB, s keyed.Store, sp typed.Spec, c *clock) keyed.Limiter[string] {
 	t.Helper()
 	opts := []keyed.Option{keyed.WithNamespace(t.Name())}
 	if c != nil {

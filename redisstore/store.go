@@ -55,9 +55,19 @@ func (o option) apply(s *Store) { o(s) }
 //     measured); WithMinTTL(time.Second) keeps such keys as long as TTLs in whole seconds would.
 func WithMinTTL(d time.Duration) Option {
 	return option(func(s *Store) {
-		s.minTTL = strconv.FormatInt(max(1, (int64(d)+int64(time.Millisecond)-1)/int64(time.Millisecond)), 10)
+		ms := d / time.Millisecond // rounded up, without overflowing for the largest d
+		if d%time.Millisecond > 0 {
+			ms++
+		}
+		s.minTTL = strconv.FormatInt(max(1, int64(ms)), 10)
 	})
 }
+
+// WithKeyPerCall makes every script call touch one key, as it does on a cluster, even through a
+// *redis.Client: for a proxy that spreads keys over several servers (twemproxy, Envoy), where a
+// script call of several keys fails. Batches and coalesced acquires then pipeline one script
+// call a check instead of grouping them, which costs the server more.
+func WithKeyPerCall() Option { return option(func(s *Store) { s.single = false }) }
 
 // New returns a store on client: a standalone, Sentinel, Ring or Cluster client all work, since
 // every call touches one key.
