@@ -88,8 +88,10 @@
 // # Expiry
 //
 // Every write sets the key's TTL to the time until the subject is full again, rounded up to the
-// millisecond and at least 1ms, so live keys track the subjects seen within one refill, and an
-// expired key answers like a fresh one because a full subject decides like a fresh one. A spent
+// millisecond, and one millisecond more (Redis 7.2 and later count a TTL set in a script from the
+// script's start, a little before the TIME the script reads), so live keys track the subjects
+// seen within one refill, and an expired key answers like a fresh one because a full subject
+// decides like a fresh one. A spent
 // finite bucket never refills: its key is kept until 2255. [WithMinTTL] keeps keys longer, which
 // costs memory and changes no decision: for requests that carry the caller's time on a timeline
 // slower than the server's (a test holding time still, a replay: keys expire by the server's

@@ -588,7 +588,7 @@ local function engine()
     if (op == 'a' and ok) or (rewrite and full > now) then
       local until_ = full
       if full == NEVER then until_ = MAXI - 1 end -- a spent finite bucket: kept until 2255
-      local ms = sfmt('%d', max(ttl, cdiv(max(0, until_ - now), 1000)))
+      local ms = sfmt('%d', max(ttl, cdiv(max(0, until_ - now), 1000) + 1)) -- +1: SLACK in fast.lua
       if plain then -- a string, as fast writes it
         rcall('PSETEX', key, ms, pol .. '\0' .. dump(root, S[1]))
       else

@@ -54,6 +54,11 @@
 -- are not sent apart from pol (Redis makes a Lua string of every argument). A table reply costs
 -- more than the packed one.
 --
+-- SLACK: a key is kept one millisecond past the instant its subject is full again. Redis 7.2 and
+-- later count a TTL set in a script from the script's start, a little before the TIME the script
+-- read as now; without the slack, a key whose time until full was a whole number of milliseconds
+-- would expire microseconds before full, and a check then would find the subject fresh.
+--
 -- x % y is x - floor(x/y)·y in doubles. For integers 0 <= x < 2^53 and y >= 1, the quotient rounds
 -- to floor(x/y) or one above it, whose product with y stays within 2^53 and so is exact: x % y is
 -- then the remainder, or the remainder less y, which the fast path corrects.
@@ -177,12 +182,12 @@ while k ~= '-' and K[i] do
       rem = size - (x - m) / P
       if m > 0 then rem = rem - 1 end
     end
-    if out then -- write: the TTL is the time until full, in ms rounded up, at least ttl
+    if out then -- write: the TTL is the time until full, in ms rounded up, and one more (SLACK), at least ttl
       local ms = full - now
-      if ms > ttl * 1000 then -- ceil(ms/1000) > ttl: an integer below 2^53, sent exactly
+      if ms > (ttl - 1) * 1000 then -- ceil(ms/1000) + 1 > ttl: an integer below 2^53, sent exactly
         local m = ms % 1000
         if m < 0 then m = m + 1000 end
-        ms = (ms - m) / 1000
+        ms = (ms - m) / 1000 + 1
         if m > 0 then ms = ms + 1 end
         werr = redis.pcall('PSETEX', key, ms, out).err
       else -- the least TTL, as the caller wrote it: no number to format
@@ -323,7 +328,7 @@ while k ~= '-' and K[i] do
       if op == 'a' then
         local u = full
         if full == NEVER then u = MAXI - 1 end -- a spent finite bucket: kept until 2255
-        local ms = cdiv(max(0, u - now), 1000) -- below 2^53: sent exactly
+        local ms = cdiv(max(0, u - now), 1000) + 1 -- below 2^53: sent exactly (+1: SLACK)
         if ms > ttl then
           werr = redis.pcall('PSETEX', key, ms, out).err
         else
