@@ -117,8 +117,12 @@
 // many requests in one round trip; [Requests] builds them from a keyed Limiter and its subjects.
 // On a single server (a *redis.Client, standalone or behind Sentinel), requests of one policy run
 // in one script call per 500 subjects, which reads the plain keys with one MGET; elsewhere each
-// check is its own script call, pipelined (on a cluster, one pipeline per node, in parallel).
+// check is its own script call, pipelined (on a cluster, one pipeline per node, in parallel), as
+// it is on a *redis.Client behind a proxy that spreads keys over servers, with [WithKeyPerCall].
 // Each check is atomic either way, and the batch decides as the same checks made one by one.
+// A Pending's check whose script the server did not hold is sent again through the store's
+// client: queue checks on pipelines of that client (or of one that reaches the same server and
+// database), and not inside a MULTI, which the second send would not be part of.
 //
 // # Coalescing
 //

@@ -109,6 +109,27 @@ func TestBatchLarge(t *testing.T) {
 	}
 }
 
+// TestBatchKeyPerCall: WithKeyPerCall sends each check of a batch as its own script call, as for
+// a proxy that spreads keys over servers, still in one round trip, deciding alike.
+func TestBatchKeyPerCall(t *testing.T) {
+	srv := redistest.Start(t)
+	c, hook := srv.Client(t), &sent{}
+	c.AddHook(hook)
+	s := redisstore.New(c, redisstore.WithKeyPerCall())
+	l := limiter(t, s, "gcra 1/h burst 1", nil)
+	_, err := l.Peek(context.Background(), "load the script")
+	require.NoError(t, err)
+	hook.take()
+	ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, "a", "b", "a"))
+	require.NoError(t, err)
+	names, trips := hook.take()
+	require.Equal(t, 1, trips)
+	require.Equal(t, []string{"evalsha", "evalsha", "evalsha"}, names, "one script call a check")
+	for i, want := range []bool{true, true, false} {
+		require.Equal(t, want, ds[i].Allowed, "check %d", i)
+	}
+}
+
 // TestBatchCorrupt: a corrupt subject fails alone in a batch; the others are decided.
 func TestBatchCorrupt(t *testing.T) {
 	srv := redistest.Start(t)

@@ -64,7 +64,11 @@ func Start(t testing.TB) *Server {
 func Spawn(t testing.TB, extra ...string) *Server {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
-		unavailable(t, "redis-server is not on PATH and REDIS_URL is not set")
+		why := "redis-server is not on PATH and REDIS_URL is not set"
+		if os.Getenv("REDIS_URL") != "" { // Spawn was called for a server of the test's own
+			why = "this test starts servers of its own (REDIS_URL cannot stand in), and redis-server is not on PATH"
+		}
+		unavailable(t, why)
 	}
 	dir := t.TempDir()
 	var last error
