@@ -200,6 +200,24 @@ func TestOrChargesAdmitting(t *testing.T) {
 	require.True(t, from.IsNever())
 }
 
+// TestOrTakesMoreThanItsLimit pins what Or's doc says of costs: a child that refuses a large
+// debit keeps its tokens for a smaller one, so that in all the Or admits more than the most of its
+// children's limits, each child no more than its own.
+func TestOrTakesMoreThanItsLimit(t *testing.T) {
+	or := numerus.Or(numerus.Must(numerus.FiniteBucket(2)), numerus.Must(numerus.FiniteBucket(5)))
+	require.Equal(t, int64(5), or.Status(t0).Limit)
+	or, _, ok := or.DebitN(t0, 4)
+	require.True(t, ok, "the bucket of 5 takes 4; the bucket of 2 refuses")
+	or, _, ok = or.DebitN(t0, 2)
+	require.True(t, ok, "the bucket of 2 takes 2; the bucket of 5 has 1")
+	require.Equal(t, int64(1), or.Status(t0).Remaining)
+	or, _, ok = or.Debit(t0)
+	require.True(t, ok, "7 taken in all, where the limit is 5")
+	_, from, ok := or.Debit(t0)
+	require.False(t, ok)
+	require.True(t, from.IsNever())
+}
+
 // phase is a user-written limiter that admits only in [on, off) of each period from t0 and
 // counts the debits it is asked. It breaks the growth law on purpose: what it admits now it may
 // refuse later, so that an And of two phases can keep moving its answer.
