@@ -95,8 +95,13 @@
 //	sliding  last, then (instant, tokens) for each live entry; buckets the same over sub-windows
 //
 // The JSON form is {"version":1,"policy":<Spec>,"state":[[words of leaf 0],[words of leaf 1],...]}.
-// A [State] encodes ([Policy.AppendState]) as the version, four bytes identifying its policy, and
-// the state words of its leaves.
+// A [Policy] writes the same snapshot of one of its States ([Policy.AppendSnapshot],
+// [Policy.SnapshotJSON]), which [ReadSnapshot] and [ReadSnapshotJSON] read back as a Policy and a
+// State, whatever wrote them; the limiters of [Policy.Limiter] and [Dynamic] marshal themselves
+// so, that one held as a numerus.Limiter can be saved. A [State] alone encodes
+// ([Policy.AppendState]) as the version, four bytes identifying its policy, and the state words
+// of its leaves: shorter, for a store that keeps the policy apart, and readable only by that
+// policy as written ([Policy.DecodeState]).
 //
 // Decoders validate everything: an unknown version, truncated input or trailing bytes, an invalid
 // policy, a policy of another shape than the type decoded into ([ErrMismatch]), and any state the

@@ -1,6 +1,7 @@
 package typed_test
 
 import (
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,4 +117,24 @@ func ExamplePolicy() {
 	// bob true 97
 	// ann true 94
 	// 43 bytes <nil> 94
+}
+
+// A limiter held as a numerus.Limiter, as a schedule.Gate holds one, saves itself: the snapshot
+// holds the policy too, so a process reads it back with nothing else.
+func ExamplePolicy_AppendSnapshot() {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := typed.MustCompile("gcra 10/s burst 5 & window 1000/h")
+	var l numerus.Limiter = p.Limiter(p.Fresh())
+	l, _, _ = l.DebitN(t0, 4)
+
+	saved, err := l.(encoding.BinaryMarshaler).MarshalBinary() // p.AppendSnapshot(nil, state) too
+	if err != nil {
+		panic(err)
+	}
+	policy, state, err := typed.ReadSnapshot(saved)
+	fmt.Println(len(saved), "bytes", err)
+	fmt.Println(policy, policy.Status(state, t0).Remaining)
+	// Output:
+	// 59 bytes <nil>
+	// gcra 10/s burst 5 & window 1000/h 1
 }

@@ -47,17 +47,12 @@ func seedSnapshots(f *testing.F) {
 		"gcra 10/s burst 5 & (window 5/s & sliding 4/2s)", "buckets 5/s in 4", "finite 3"} {
 		p := MustCompile(text)
 		s, _, _ := p.DebitN(p.Fresh(), t0, 1)
-		f.Add(encodeSnapshot(p, s))
+		b, err := p.AppendSnapshot(nil, s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
 	}
-}
-
-// encodeSnapshot writes what a typed limiter of p's spec in state s would save.
-func encodeSnapshot(p Policy, s State) []byte {
-	b := appendSpec([]byte{Version}, p.c.spec)
-	for i, w := range p.Words(s) {
-		b = appendWords(b, p.c.leaves[i].k, w)
-	}
-	return b
 }
 
 // FuzzSnapshot feeds arbitrary bytes to the binary decoders: they never panic, and whatever they

@@ -81,6 +81,11 @@ func toStatus(s kernel.Status, at time.Time) numerus.Status {
 // Dynamic returns l as a numerus.Limiter, so that typed and dynamic limiters mix in numerus.And,
 // numerus.Or and everything else that takes one. A debit through it allocates only to box the
 // value it returns; a refused debit returns the same numerus.Limiter and allocates nothing.
+//
+// It and every limiter its debits return save themselves as l does: they implement
+// encoding.BinaryAppender, encoding.BinaryMarshaler and json.Marshaler with l's snapshots, so that
+// a limiter held as a numerus.Limiter (by a schedule.Gate, say) can be saved, and read back into
+// an L with its UnmarshalBinary or UnmarshalJSON.
 func Dynamic[L Limiter[L]](l L) numerus.Limiter { return &dynamic[L]{l} }
 
 // dynamic is held by pointer, never modified after construction, like the root's own adapter.
@@ -101,6 +106,12 @@ func (d *dynamic[L]) DebitN(at time.Time, cost int64) (numerus.Limiter, numerus.
 func (d *dynamic[L]) Status(at time.Time) numerus.Status { return d.l.Status(at) }
 
 func (d *dynamic[L]) String() string { return d.l.String() }
+
+func (d *dynamic[L]) AppendBinary(b []byte) ([]byte, error) { return appendSnapshot(b, d.l) }
+
+func (d *dynamic[L]) MarshalBinary() ([]byte, error) { return appendSnapshot(nil, d.l) }
+
+func (d *dynamic[L]) MarshalJSON() ([]byte, error) { return snapshotJSON(d.l) }
 
 // FromSpec returns the typed limiter of type L that sp describes, fresh: sp must have L's shape
 // (the same algorithms, and the same And and Or nesting, as L). It returns an error matching

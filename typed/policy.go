@@ -239,6 +239,11 @@ func (c *compiled) status(i int, s *State, at int64) kernel.Status {
 // Limiter returns the numerus.Limiter that starts from the subject's state s under p: the dynamic
 // limiter a Spec describes, when no static type is wanted. Each admitted debit allocates the
 // limiter that follows.
+//
+// It and every limiter its debits return save themselves: they implement encoding.BinaryAppender,
+// encoding.BinaryMarshaler and json.Marshaler with the snapshots of AppendSnapshot and
+// SnapshotJSON, so that a limiter held as a numerus.Limiter (by a schedule.Gate, say) can be
+// saved, and read back with ReadSnapshot or ReadSnapshotJSON.
 func (p Policy) Limiter(s State) numerus.Limiter { return &policyLimiter{p, s} }
 
 type policyLimiter struct {
@@ -261,3 +266,9 @@ func (l *policyLimiter) DebitN(at time.Time, cost int64) (numerus.Limiter, numer
 func (l *policyLimiter) Status(at time.Time) numerus.Status { return l.p.Status(l.s, at) }
 
 func (l *policyLimiter) String() string { return l.p.String() }
+
+func (l *policyLimiter) AppendBinary(b []byte) ([]byte, error) { return l.p.AppendSnapshot(b, l.s) }
+
+func (l *policyLimiter) MarshalBinary() ([]byte, error) { return l.p.AppendSnapshot(nil, l.s) }
+
+func (l *policyLimiter) MarshalJSON() ([]byte, error) { return l.p.SnapshotJSON(l.s) }

@@ -117,6 +117,31 @@ func rest(data []byte, dec *json.Decoder) bool {
 	return false
 }
 
+// AppendSnapshot appends the binary snapshot of a limiter of p in state s: p's spec and s's
+// leaves, the very bytes a typed limiter of that spec and state saves, which ReadSnapshot reads
+// back as p and s. Unlike AppendState, it holds the policy: a reader needs nothing else. It
+// returns an error for the zero Policy only.
+func (p Policy) AppendSnapshot(b []byte, s State) ([]byte, error) {
+	if p.c == nil {
+		return b, errZero
+	}
+	b = appendSpec(append(b, Version), p.c.spec)
+	for i, w := range p.Words(s) {
+		b = appendWords(b, p.c.leaves[i].k, w)
+	}
+	return b, nil
+}
+
+// SnapshotJSON returns the JSON snapshot of a limiter of p in state s, as a typed limiter of that
+// spec and state writes it, which ReadSnapshotJSON reads back as p and s. It returns an error for
+// the zero Policy only.
+func (p Policy) SnapshotJSON(s State) ([]byte, error) {
+	if p.c == nil {
+		return nil, errZero
+	}
+	return json.Marshal(snapshotDoc{Version: Version, Policy: p.c.spec, State: p.Words(s)})
+}
+
 // ReadSnapshot reads the binary snapshot of any typed limiter, whatever its type, as the Policy
 // of its spec and the State of its leaves: how a store or a tool reads snapshots it did not write.
 // It validates like UnmarshalBinary and returns an error matching ErrCorrupt.

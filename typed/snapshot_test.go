@@ -91,6 +91,67 @@ func TestStateRoundTrip(t *testing.T) {
 	})
 }
 
+// TestPolicySnapshot: the round-trip law for a Policy and its State through AppendSnapshot and
+// SnapshotJSON, which write what a typed limiter of the same spec and state writes; and the
+// limiters of Policy.Limiter and Dynamic save themselves, after debits too, so that one held as a
+// numerus.Limiter can be saved.
+func TestPolicySnapshot(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p, err := Compile(genSpec(t, 3))
+		require.NoError(t, err)
+		l, at := p.Limiter(p.Fresh()), t0
+		for _, st := range genTimeline(t) {
+			at = at.Add(st.delta)
+			l, _, _ = l.DebitN(at, st.cost)
+		}
+		bin, err := l.(encoding.BinaryMarshaler).MarshalBinary()
+		require.NoError(t, err)
+		pb, sb, err := ReadSnapshot(bin)
+		require.NoError(t, err)
+		again, err := pb.AppendSnapshot([]byte("x"), sb)
+		require.NoError(t, err)
+		require.Equal(t, append([]byte("x"), bin...), again)
+		js, err := json.Marshal(l)
+		require.NoError(t, err)
+		pj, sj, err := ReadSnapshotJSON(js)
+		require.NoError(t, err)
+		jsAgain, err := pj.SnapshotJSON(sj)
+		require.NoError(t, err)
+		require.JSONEq(t, string(js), string(jsAgain))
+		future := genTimeline(t)
+		sameAnswers(t, pb.Limiter(sb), l, at, future)
+		sameAnswers(t, pj.Limiter(sj), l, at, future)
+	})
+}
+
+func TestDynamicSnapshot(t *testing.T) {
+	g, err := NewGCRA(numerus.PerSecond(10), 5)
+	require.NoError(t, err)
+	g, _, _ = g.DebitN(t0, 3)
+	d, _, ok := Dynamic(g).DebitN(t0, 1)
+	require.True(t, ok)
+	g, _, _ = g.DebitN(t0, 1)
+	want, err := g.MarshalBinary()
+	require.NoError(t, err)
+	got, err := d.(encoding.BinaryAppender).AppendBinary(nil)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	wantJSON, err := g.MarshalJSON()
+	require.NoError(t, err)
+	gotJSON, err := json.Marshal(d)
+	require.NoError(t, err)
+	require.JSONEq(t, string(wantJSON), string(gotJSON))
+	p, s, err := ReadSnapshot(got)
+	require.NoError(t, err)
+	fromPolicy, err := p.AppendSnapshot(nil, s)
+	require.NoError(t, err)
+	require.Equal(t, want, fromPolicy, "a Policy writes what the typed limiter of its spec writes")
+	_, err = Policy{}.AppendSnapshot(nil, State{})
+	require.Error(t, err)
+	_, err = Policy{}.SnapshotJSON(State{})
+	require.Error(t, err)
+}
+
 // snap builds a snapshot by hand: version, spec, and the words of each leaf.
 func snap(sp Spec, words ...[]int64) []byte {
 	b := appendSpec([]byte{Version}, sp)
