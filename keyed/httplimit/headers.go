@@ -32,6 +32,10 @@ type Quota struct {
 //   - finite: the size, with no window;
 //   - And: the child of the least quota; Or: the child of the most (ties: the longer window) —
 //     the child whose quota a keyed.Decision's Limit reports.
+//
+// A window of a fraction of a second is rounded up to whole seconds and keeps its quota
+// (10/s burst 5: q=5 over half a second, advertised as q=5, w=1): a client that goes by it
+// sends less than it may, never more.
 func QuotaOf(name string, sp typed.Spec) Quota {
 	q := quotaOf(sp)
 	q.Name = name
@@ -102,6 +106,13 @@ func longer(a, b time.Duration) bool { return b != 0 && (a == 0 || a > b) }
 // quota) has no t and no Retry-After: a client must not retry it. q is d.Limit when q.Limit is
 // zero. An integer beyond the 15 digits a structured field holds is written as the largest
 // (999999999999999), lest a recipient reject the whole field.
+//
+// For an And of several limits, a Decision reports r as the least of the children's remaining
+// tokens and ResetAfter as the time until every child is full again: the fields then mix limits,
+// as in q=5;w=1 (gcra 10/s burst 5, the least quota) with r=4;t=781 (until the hourly window of
+// window 1000/h resets). A client that goes by them never sends more than the policy admits, but
+// may wait longer than it needs to; advertise the quota that matters most to clients with
+// WithQuota.
 func SetHeaders(h http.Header, q Quota, d keyed.Decision) {
 	name := q.Name
 	if name == "" {

@@ -64,7 +64,10 @@ type optionFunc func(*Middleware)
 func (f optionFunc) apply(m *Middleware) { f(m) }
 
 // WithKey sets the function that names a request's subject (by default its client's IP address,
-// see [WithIPv6Prefix]). Nil restores the default.
+// see [WithIPv6Prefix]). Nil restores the default. The default names a peer that has no IP
+// address by its RemoteAddr: every client of a server on a Unix socket ("@") then shares one
+// limit, X-Forwarded-For unread; behind a proxy that connects over a Unix socket, name clients
+// with a key function of your own.
 func WithKey(key func(*http.Request) string) Option {
 	return optionFunc(func(m *Middleware) { m.key = key })
 }
