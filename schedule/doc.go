@@ -9,6 +9,10 @@
 // once with [ErrNever], and one it would admit only past the context's deadline fails at once with
 // a [*DeadlineError] (which matches [context.DeadlineExceeded]).
 //
+// [Acquire] is the same wait for a per-subject limit of package keyed: it checks, and sleeps out
+// each refusal's RetryAfter, until a check is admitted. With a store that several processes share
+// (Redis), it paces an outbound quota across all of them; they are not served in order.
+//
 // # Gates
 //
 // A [Gate] holds a limiter that many goroutines share. [Gate.Take] waits in a first-in, first-out
@@ -38,7 +42,7 @@
 // # Concurrency
 //
 // A Gate is safe for concurrent use and must not be copied. Wait, Drain and DrainChan start no
-// goroutine. A Gate arms at most one timer (time.AfterFunc), whose function runs only when it
+// goroutine, nor does Acquire. A Gate arms at most one timer (time.AfterFunc), whose function runs only when it
 // fires, and none stays armed once no one waits.
 //
 // # Performance
@@ -53,5 +57,6 @@
 // A refusal that waiting cannot cure is an error, returned at once and consuming nothing:
 // [ErrNever] (with errors.Is), [*DeadlineError] (errors.As; it matches
 // [context.DeadlineExceeded]), or the context's own error when it was done before or during the
-// wait. A cost below 1 is a programmer error and panics, as in the core.
+// wait. A cost below 1 is a programmer error and panics, as in the core; Acquire returns the
+// keyed limiter's error for it instead (matching numerus.ErrInvalidArgument), and its errors.
 package schedule

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/schedule"
 )
 
@@ -21,6 +23,27 @@ func ExampleWait() {
 	// Output:
 	// <nil> 2
 	// true
+}
+
+// Acquire paces a per-subject limit, here on a memory store; with a Redis store, the same wait
+// paces every process that shares it.
+func ExampleAcquire() {
+	l, err := keyed.New(memory.New(), keyed.Rate(1, time.Minute, 2), keyed.StringKey{})
+	if err != nil {
+		panic(err)
+	}
+	for range 2 { // the burst goes through at once
+		d, err := schedule.Acquire(context.Background(), l, "smtp.example.com", 1)
+		fmt.Println(d.Allowed, d.Remaining, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	d, err := schedule.Acquire(ctx, l, "smtp.example.com", 1) // the next token is a minute away
+	fmt.Println(d.Allowed, errors.Is(err, context.DeadlineExceeded))
+	// Output:
+	// true 1 <nil>
+	// true 0 <nil>
+	// false true
 }
 
 func ExampleGate_Schedule() {

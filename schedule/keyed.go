@@ -1,0 +1,49 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/numerus-closus/numerus/internal/clock"
+	"github.com/numerus-closus/numerus/keyed"
+)
+
+// Acquire takes cost tokens for subject from l, sleeping out each refusal's RetryAfter until a
+// check is admitted, and returns the admitted Decision: Wait for a per-subject limit, such as one
+// that several processes share through a Redis store. Each refusal takes nothing, so a wait
+// costs one check per refusal and nothing more.
+//
+// It returns at once, with the latest Decision and an error, when:
+//   - ctx is already done (ctx.Err());
+//   - l fails (an invalid cost, a store that cannot be reached): l's error;
+//   - the check will never be admitted (RetryAfter is Never): an error matching ErrNever, which
+//     is also the answer for a faulty store that refuses with no wait;
+//   - it would be admitted only at or after ctx's deadline (a *DeadlineError).
+//
+// If ctx is done while it sleeps, Acquire returns ctx.Err(). Waiters on one subject are not
+// served in order, least of all across processes: each checks again when its own wait ends, and
+// those the limit then admits go first; the rest wait again.
+func Acquire[S any](ctx context.Context, l keyed.Limiter[S], subject S, cost int64) (keyed.Decision, error) {
+	return acquire(ctx, clock.Real{}, l, subject, cost)
+}
+
+func acquire[S any](ctx context.Context, clk clock.Clock, l keyed.Limiter[S], subject S, cost int64) (keyed.Decision, error) {
+	var d keyed.Decision
+	for {
+		if err := ctx.Err(); err != nil {
+			return d, err
+		}
+		var err error
+		if d, err = l.TryAcquire(ctx, subject, cost); err != nil || d.Allowed {
+			return d, err
+		}
+		wait, finite := d.RetryAfter.Duration()
+		if !finite || wait <= 0 { // Never, or a refusal no lawful store answers
+			return d, fmt.Errorf("%w: cost %d for %v under %v", ErrNever, cost, subject, l.Policy())
+		}
+		if err := tooLate(ctx, clk.Now().Add(wait)); err != nil {
+			return d, err
+		}
+		sleep(ctx, clk, wait)
+	}
+}
