@@ -100,8 +100,9 @@ func longer(a, b time.Duration) bool { return b != 0 && (a == 0 || a > b) }
 //	Retry-After: <seconds>                   (on a refusal only)
 //
 // On an admission t is the time until the subject is full again (d.ResetAfter); on a refusal it
-// is the time until the same request would be admitted (d.RetryAfter), which is also the value of
-// Retry-After, so that Retry-After never points before the end of the effective window. Seconds
+// is the time until the same request would be admitted (d.RetryAfter), which Retry-After repeats
+// (at least 1, lest a client read 0 as "at once" and retry in a loop), so that Retry-After never
+// points before the end of the effective window. Seconds
 // are whole and rounded up. A refusal that can never succeed (RetryAfter Never: a spent finite
 // quota) has no t and no Retry-After: a client must not retry it. q is d.Limit when q.Limit is
 // zero. An integer beyond the 15 digits a structured field holds is written as the largest

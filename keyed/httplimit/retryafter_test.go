@@ -1,0 +1,21 @@
+package httplimit_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/httplimit"
+	"github.com/stretchr/testify/assert"
+)
+
+// TestSetHeadersRetryAfterAtLeastOne: a refusal whose wait rounds to zero seconds still answers
+// Retry-After: 1, never 0 (which a client would take as "retry at once", in a loop).
+func TestSetHeadersRetryAfterAtLeastOne(t *testing.T) {
+	q := httplimit.Quota{Name: "default", Limit: 100, Window: time.Minute}
+	h := http.Header{}
+	httplimit.SetHeaders(h, q, keyed.Decision{Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(0)})
+	assert.Equal(t, `"default";r=0;t=0`, h.Get("RateLimit"))
+	assert.Equal(t, "1", h.Get("Retry-After"))
+}
