@@ -87,6 +87,7 @@ func TestDefaultNamespace(t *testing.T) {
 func TestPolicies(t *testing.T) {
 	assert.Equal(t, "gcra 10/s", keyed.PerSecond(10).String())
 	assert.Equal(t, "gcra 60/m", keyed.PerMinute(60).String())
+	assert.Equal(t, "gcra 3600/h", keyed.PerHour(3600).String())
 	assert.Equal(t, "gcra 100/s burst 200", keyed.Rate(100, time.Second, 200).String())
 	// 100/s sustained, bursting to 200: 200 at once after a quiet spell, then 100 a second.
 	now := t0

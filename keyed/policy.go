@@ -16,10 +16,14 @@ func PerSecond(n int64) typed.Spec { return Rate(n, time.Second, 0) }
 // with a burst of n.
 func PerMinute(n int64) typed.Spec { return Rate(n, time.Minute, 0) }
 
+// PerHour returns the policy of n tokens per hour, all n available at once: a GCRA of n/h with a
+// burst of n.
+func PerHour(n int64) typed.Spec { return Rate(n, time.Hour, 0) }
+
 // Rate returns the policy that sustains permits tokens per period and holds at most burst at
 // once: Rate(100, time.Second, 200) admits 100 per second and bursts of up to 200 after a quiet
-// spell; a burst of 0 means permits. It is a GCRA ("gcra 100/s burst 200"), which decides exactly as a token bucket of the
-// same rate and capacity and keeps a smaller state.
+// spell; a burst of 0 means permits. It is a GCRA ("gcra 100/s burst 200"), which decides
+// exactly as a token bucket of the same rate and capacity and keeps a smaller state.
 func Rate(permits int64, period time.Duration, burst int64) typed.Spec {
 	return typed.Spec{Algo: typed.AlgoGCRA, Count: permits, Period: period, Burst: burst}
 }
