@@ -456,7 +456,10 @@ local function engine()
     -- that needs it.
     convert = function(old, root, leaves, now, vals)
       local root0, leaves0 = parse(old)
-      if not root0 or (vals and not root0.i) then corrupt('unreadable policy') end
+      if not root0 then corrupt('unreadable policy') end
+      if vals and not (root0.i and root0.k ~= 's' and root0.k ~= 'b') then -- a string, kept only for a plain policy
+        corrupt('a string under a policy kept in a hash')
+      end
       vals = vals or hmget(fields(leaves0))
       if vals.err then corrupt('neither a hash nor a string: ' .. vals.err) end
       local S0 = loadAll(leaves0, vals)

@@ -139,6 +139,8 @@ func TestCorruptState(t *testing.T) {
 		{"log entry missing", log, func(k string) error { return c.HDel(ctx, k, "1.0").Err() }},
 		{"a log's string", log, set(plain(t, log, 0, 3, 0, now, now, 3))}, // logs are kept in hashes only
 		{"a tree's string", tree, set(plain(t, tree, now, 0, now))},
+		{"another log's string", log, set(plain(t, "sliding 20/h", 0, 3, 0, now, now, 3))},
+		{"a log's string under a gcra", gcra, set(plain(t, "sliding 20/h", 0, 3, 0, now, now, 3))},
 		{"log count above limit", log, func(k string) error {
 			return c.HSet(ctx, k, "1", packed(0, 3, 0, now+2, now+2, 99)).Err()
 		}},
