@@ -95,7 +95,7 @@
 //	sliding  last, then (instant, tokens) for each live entry; buckets the same over sub-windows
 //
 // The JSON form is {"version":1,"policy":<Spec>,"state":[[words of leaf 0],[words of leaf 1],...]}.
-// A [Policy] writes the same snapshot of one of its States ([Policy.AppendSnapshot],
+// A [Policy] writes such a snapshot of one of its States ([Policy.AppendSnapshot],
 // [Policy.SnapshotJSON]), which [ReadSnapshot] and [ReadSnapshotJSON] read back as a Policy and a
 // State, whatever wrote them; the limiters of [Policy.Limiter] and [Dynamic] marshal themselves
 // so, that one held as a numerus.Limiter can be saved. A [State] alone encodes

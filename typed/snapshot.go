@@ -118,28 +118,44 @@ func rest(data []byte, dec *json.Decoder) bool {
 }
 
 // AppendSnapshot appends the binary snapshot of a limiter of p in state s: p's spec and s's
-// leaves, the very bytes a typed limiter of that spec and state saves, which ReadSnapshot reads
-// back as p and s. Unlike AppendState, it holds the policy: a reader needs nothing else. It
-// returns an error for the zero Policy only.
+// leaves, which ReadSnapshot reads back as p and s. Unlike AppendState, it holds the policy: a
+// reader needs nothing else. It is the snapshot a typed limiter of that spec and state saves, but
+// for how the spec is written: p keeps its spec as given, where a typed limiter writes every
+// parameter (a GCRA's burst too). It returns an error for the zero Policy, and one matching
+// ErrCorrupt for a State p could never reach (one of another policy, which p's debits read as
+// their own), so that every snapshot it writes reads back.
 func (p Policy) AppendSnapshot(b []byte, s State) ([]byte, error) {
-	if p.c == nil {
-		return b, errZero
+	ws, err := p.savedWords(s)
+	if err != nil {
+		return b, err
 	}
 	b = appendSpec(append(b, Version), p.c.spec)
-	for i, w := range p.Words(s) {
+	for i, w := range ws {
 		b = appendWords(b, p.c.leaves[i].k, w)
 	}
 	return b, nil
 }
 
-// SnapshotJSON returns the JSON snapshot of a limiter of p in state s, as a typed limiter of that
-// spec and state writes it, which ReadSnapshotJSON reads back as p and s. It returns an error for
-// the zero Policy only.
+// SnapshotJSON returns the JSON snapshot of a limiter of p in state s, which ReadSnapshotJSON
+// reads back as p and s, with AppendSnapshot's errors.
 func (p Policy) SnapshotJSON(s State) ([]byte, error) {
+	ws, err := p.savedWords(s)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(snapshotDoc{Version: Version, Policy: p.c.spec, State: ws})
+}
+
+// savedWords returns the words of s under p, validated as a reader validates them.
+func (p Policy) savedWords(s State) ([][]int64, error) {
 	if p.c == nil {
 		return nil, errZero
 	}
-	return json.Marshal(snapshotDoc{Version: Version, Policy: p.c.spec, State: p.Words(s)})
+	ws := p.Words(s)
+	if _, err := p.StateOf(ws); err != nil {
+		return nil, err
+	}
+	return ws, nil
 }
 
 // ReadSnapshot reads the binary snapshot of any typed limiter, whatever its type, as the Policy

@@ -152,6 +152,28 @@ func TestDynamicSnapshot(t *testing.T) {
 	require.Error(t, err)
 }
 
+// TestSnapshotRefusesForeignStates: a State of another policy, which a Policy's debits read as
+// their own, is not saved as one of p's when p could never reach it: a snapshot written is a
+// snapshot read back. (A log is cut to p's limit first, as p reads it, and saves so.)
+func TestSnapshotRefusesForeignStates(t *testing.T) {
+	for _, c := range [][2]string{{"finite 2", "finite 100"}, {"token 1/s burst 10", "token 1/s burst 1000"},
+		{"window 5/m", "window 100/m"}} {
+		p, other := MustCompile(c[0]), MustCompile(c[1])
+		s, _, ok := other.DebitN(other.Fresh(), t0, 50) // 50 taken, 50 left: beyond p either way
+		require.True(t, ok)
+		_, err := p.AppendSnapshot(nil, s)
+		require.ErrorIs(t, err, ErrCorrupt, "%s in a state of %s", c[0], c[1])
+		_, err = p.SnapshotJSON(s)
+		require.ErrorIs(t, err, ErrCorrupt)
+		_, err = p.Limiter(s).(encoding.BinaryMarshaler).MarshalBinary()
+		require.ErrorIs(t, err, ErrCorrupt)
+		saved, err := p.AppendSnapshot(nil, p.Fresh())
+		require.NoError(t, err)
+		_, _, err = ReadSnapshot(saved)
+		require.NoError(t, err)
+	}
+}
+
 // snap builds a snapshot by hand: version, spec, and the words of each leaf.
 func snap(sp Spec, words ...[]int64) []byte {
 	b := appendSpec([]byte{Version}, sp)
