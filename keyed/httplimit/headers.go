@@ -111,9 +111,10 @@ func longer(a, b time.Duration) bool { return b != 0 && (a == 0 || a > b) }
 // For an And of several limits, a Decision reports r as the least of the children's remaining
 // tokens and ResetAfter as the time until every child is full again: the fields then mix limits,
 // as in q=5;w=1 (gcra 10/s burst 5, the least quota) with r=4;t=781 (until the hourly window of
-// window 1000/h resets). A client that goes by them never sends more than the policy admits, but
-// may wait longer than it needs to; advertise the quota that matters most to clients with
-// WithQuota.
+// window 1000/h resets). A client that goes by r and t never sends more than the policy admits,
+// but may wait longer than it needs to. The quota advertised is one child's only: a client that
+// paces itself by q and w alone (5 a second) would send more than the hourly window admits, and
+// be refused. Advertise the quota that matters most to clients with WithQuota.
 func SetHeaders(h http.Header, q Quota, d keyed.Decision) {
 	name := q.Name
 	if name == "" {

@@ -171,7 +171,7 @@ func TestMiddlewareTrustedProxy(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, w.Code)
 	assert.Empty(t, w.Header().Get("Retry-After"), "a spent finite quota has no retry")
 	assert.Equal(t, `"default";r=0`, w.Header().Get("RateLimit"))
-	assert.Contains(t, w.Body.String(), "retrying will not succeed")
+	assert.Equal(t, "429 too many requests: retrying will not succeed\n", w.Body.String())
 }
 
 // TestMiddlewareIPv6Prefix checks the default key of IPv6 clients: the whole address, or with
@@ -192,10 +192,12 @@ func TestMiddlewareIPv6Prefix(t *testing.T) {
 	assert.Equal(t, http.StatusOK, f.do("[::ffff:192.0.2.3]:1").Code, "so do IPv4-mapped ones")
 	assert.Equal(t, http.StatusTooManyRequests, f.do("192.0.2.3:1").Code, "the mapped address was 192.0.2.3")
 
-	f = newFixture(t, memory.New(), "finite 1", httplimit.FailClosed, httplimit.WithIPv6Prefix(0))
-	assert.Equal(t, http.StatusOK, f.do("[2001:db8::1]:1").Code)
-	assert.Equal(t, http.StatusTooManyRequests, f.do("[2001:db9::1]:1").Code, "bits below 1 count as 1")
-	assert.Equal(t, http.StatusOK, f.do("[a001:db8::1]:1").Code)
+	for _, bits := range []int{0, -1, 129} {
+		f = newFixture(t, memory.New(), "finite 1", httplimit.FailClosed, httplimit.WithIPv6Prefix(bits))
+		assert.Equal(t, http.StatusOK, f.do("[2001:db8::1]:1").Code)
+		assert.Equal(t, http.StatusOK, f.do("[2001:db8::2]:1").Code, "bits %d key the whole address", bits)
+		assert.Equal(t, http.StatusTooManyRequests, f.do("[2001:db8::2]:2").Code)
+	}
 }
 
 // TestMiddlewareNilOptions checks that WithKey(nil) and WithCost(nil) restore the defaults rather

@@ -81,11 +81,14 @@ func WithCost(cost func(*http.Request) int64) Option {
 // WithIPv6Prefix makes the default key of an IPv6 client its network of the given length rather
 // than its whole address: WithIPv6Prefix(64) limits a /64 as one client. A host is commonly given
 // a whole /64, and can take a fresh address of it for every request: keyed by address, it would
-// never meet its limit. By default (and for bits of 128 or more) the key is the whole address,
-// which keeps apart the hosts of a network that shares one /64; bits below 1 count as 1. IPv4
-// clients are keyed by their address either way.
+// never meet its limit. By default (and for bits below 1 or above 127) the key is the whole
+// address, which keeps apart the hosts of a network that shares one /64. IPv4 clients are keyed
+// by their address either way.
 func WithIPv6Prefix(bits int) Option {
-	return optionFunc(func(m *Middleware) { m.v6bits = min(max(bits, 1), 128) })
+	if bits < 1 || bits > 128 {
+		bits = 128
+	}
+	return optionFunc(func(m *Middleware) { m.v6bits = bits })
 }
 
 // WithTrustedProxies lets the default key read X-Forwarded-For when the peer lies in one of
