@@ -250,3 +250,25 @@ func TestRequests(t *testing.T) {
 		require.True(t, reqs[i].At.IsZero())
 	}
 }
+
+// TestBatchPerCallNumbers: the checks of one batch script call keep their own costs and instants,
+// deciding as the memory store decides them one by one (a fixed case beside the random
+// TestBatchDecidesAsOneByOne).
+func TestBatchPerCallNumbers(t *testing.T) {
+	ctx := context.Background()
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	reqs := redisstore.Requests(limiter(t, s, "gcra 1/s burst 5", nil), 1, "a", "a", "a", "b", "a")
+	ref := memory.New(memory.WithGrace(time.Hour))
+	for i, c := range []int64{2, 3, 2, 5, 1} {
+		reqs[i].Cost, reqs[i].At = c, t0.Add(time.Duration(i)*time.Second/2)
+	}
+	got, err := s.AcquireBatch(ctx, reqs)
+	require.NoError(t, err)
+	for i, r := range reqs {
+		want, err := ref.Acquire(ctx, r)
+		require.NoError(t, err)
+		require.Equal(t, want, got[i], "check %d", i)
+	}
+	require.Equal(t, []bool{true, true, false, true, true}, []bool{got[0].Allowed, got[1].Allowed,
+		got[2].Allowed, got[3].Allowed, got[4].Allowed})
+}

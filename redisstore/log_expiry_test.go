@@ -1,0 +1,45 @@
+package redisstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/memory"
+	"github.com/numerus-closus/numerus/redisstore"
+	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
+)
+
+// TestLogExpiryBoundaryInBisect: a log entry exactly one width old has expired, also when the
+// expiry search finds it by bisection rather than by the gallop from the head. Six entries at
+// t0+0..5µs of a 10µs log, checked at t0+12µs (cut at t0+2µs): the gallop passes the entries at
+// 0 and 1 and stops at 3, so the bisection decides the entry at 2, which is dead: 3 are live.
+// The store must agree with keyed's memory store.
+func TestLogExpiryBoundaryInBisect(t *testing.T) {
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	ref := memory.New(memory.WithGrace(1000 * time.Hour))
+	p, ctx := policy("sliding 10/10us"), context.Background()
+	key := []byte(t.Name())
+	for i := range 6 {
+		r := keyed.Request{Key: key, Policy: p, Cost: 1, At: t0.Add(time.Duration(i) * time.Microsecond)}
+		d, err := s.Acquire(ctx, r)
+		require.NoError(t, err)
+		require.True(t, d.Allowed)
+		_, _ = ref.Acquire(ctx, r)
+	}
+	r := keyed.Request{Key: key, Policy: p, Cost: 1, At: t0.Add(12 * time.Microsecond)}
+	d, err := s.Peek(ctx, r)
+	require.NoError(t, err)
+	want, _ := ref.Peek(ctx, r)
+	require.Equal(t, int64(7), want.Remaining, "the reference: entries at 3, 4 and 5 live")
+	require.Equal(t, want, d)
+	r.Cost = 7
+	d, err = s.Acquire(ctx, r)
+	require.NoError(t, err)
+	want, _ = ref.Acquire(ctx, r)
+	require.True(t, want.Allowed)
+	require.Equal(t, want, d)
+}
