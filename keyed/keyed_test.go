@@ -84,6 +84,44 @@ func TestDefaultNamespace(t *testing.T) {
 	assert.Equal(t, "9:ratelimit:alice", l.Key("alice"))
 }
 
+// TestRequest: a Limiter's request carries the key, policy and cost its checks send, and its
+// clock's instant, or none without a clock; a store deciding it decides as TryAcquire does.
+func TestRequest(t *testing.T) {
+	plain, err := keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{})
+	require.NoError(t, err)
+	r := plain.Request("alice", 1)
+	assert.Equal(t, plain.Key("alice"), string(r.Key))
+	assert.Equal(t, plain.Policy(), r.Policy)
+	assert.Equal(t, int64(1), r.Cost)
+	assert.True(t, r.At.IsZero(), "no clock: the store's decides")
+
+	now := t0
+	store := memory.New()
+	l, err := keyed.New(store, keyed.PerSecond(1), keyed.IntKey[int]{}, keyed.WithNamespace("n"), keyed.WithClock(func() time.Time { return now }))
+	require.NoError(t, err)
+	r = l.Request(7, 1)
+	assert.Equal(t, l.Key(7), string(r.Key))
+	assert.Equal(t, int64(1), r.Cost)
+	assert.True(t, r.At.Equal(t0), "the limiter's clock: %v", r.At)
+	r.Key = append(r.Key, 'x') // the key is the request's own: appending changes no other
+	assert.Equal(t, l.Key(7), string(l.Request(7, 1).Key))
+
+	ctx := context.Background()
+	d, err := store.Acquire(ctx, l.Request(7, 1))
+	require.NoError(t, err)
+	require.True(t, d.Allowed)
+	d, err = l.TryAcquire(ctx, 7, 1) // the same subject, at the same instant: the token is gone
+	require.NoError(t, err)
+	assert.False(t, d.Allowed)
+	now = now.Add(time.Second)
+	d, err = store.Acquire(ctx, l.Request(7, 1))
+	require.NoError(t, err)
+	assert.True(t, d.Allowed, "a second later, by the limiter's clock")
+
+	var zero keyed.Limiter[string]
+	assert.Equal(t, keyed.Request{Cost: 1}, zero.Request("a", 1))
+}
+
 func TestPolicies(t *testing.T) {
 	assert.Equal(t, "gcra 10/s", keyed.PerSecond(10).String())
 	assert.Equal(t, "gcra 60/m", keyed.PerMinute(60).String())

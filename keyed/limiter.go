@@ -173,6 +173,18 @@ func (l Limiter[S]) Key(subject S) string {
 	return string(l.c.codec.AppendKey(appendPrefix(nil, l.c.ns), subject))
 }
 
+// Request returns the request TryAcquire sends a store for cost tokens of subject: its key (in a
+// buffer of its own), the Limiter's policy, cost, and the instant of the Limiter's clock (zero
+// without WithClock, so that the store's clock decides). It is for a store's batch methods, whose
+// checks must decide as the Limiter's own would; it checks nothing (the store does).
+func (l Limiter[S]) Request(subject S, cost int64) Request {
+	if l.c == nil {
+		return Request{Cost: cost}
+	}
+	key := l.c.codec.AppendKey(appendPrefix(nil, l.c.ns), subject)
+	return Request{Key: key[:len(key):len(key)], Policy: l.c.policy, Cost: cost, At: l.c.at()}
+}
+
 // Policy returns the Limiter's policy.
 func (l Limiter[S]) Policy() typed.Policy {
 	if l.c == nil {

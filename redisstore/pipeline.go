@@ -54,16 +54,13 @@ func (p *Pending) Decision(ctx context.Context) (keyed.Decision, error) {
 }
 
 // Requests returns the requests that take cost tokens for each subject under l's policy, at the
-// keys l frames (its namespace and codec), for AcquireBatch or the Queue methods. Their At is
-// zero, so the server's clock decides; set At on each to send the caller's time instead.
+// keys l frames (its namespace and codec), for AcquireBatch or the Queue methods. Each is
+// l.Request(subject, cost): a Limiter with a clock (keyed.WithClock) sends its clock's instants,
+// and one without lets the server's clock decide, as the Limiter's own checks do.
 func Requests[S any](l keyed.Limiter[S], cost int64, subjects ...S) []keyed.Request {
 	reqs := make([]keyed.Request, len(subjects))
-	p := l.Policy()
-	var buf []byte // the keys, one after the other
 	for i, subject := range subjects {
-		start := len(buf)
-		buf = append(buf, l.Key(subject)...)
-		reqs[i] = keyed.Request{Key: buf[start:len(buf):len(buf)], Policy: p, Cost: cost}
+		reqs[i] = l.Request(subject, cost)
 	}
 	return reqs
 }

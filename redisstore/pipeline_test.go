@@ -237,18 +237,47 @@ func TestQueue(t *testing.T) {
 	require.Equal(t, int64(0), da.Remaining)
 }
 
-// TestRequests: the requests of a limiter's subjects carry its keys, its policy and the cost,
-// and no instant.
+// TestRequests: the requests of a limiter's subjects carry its keys, its policy and the cost, and
+// its clock's instant, or none for a limiter without a clock.
 func TestRequests(t *testing.T) {
-	l := limiter(t, redisstore.New(nil), eachKind[0], nil)
-	reqs := redisstore.Requests(l, 2, "a", "b")
-	require.Len(t, reqs, 2)
-	for i, s := range []string{"a", "b"} {
-		require.Equal(t, l.Key(s), string(reqs[i].Key))
-		require.Equal(t, l.Policy(), reqs[i].Policy)
-		require.Equal(t, int64(2), reqs[i].Cost)
-		require.True(t, reqs[i].At.IsZero())
+	c := newClock(t0)
+	for _, clk := range []*clock{nil, c} {
+		l := limiter(t, redisstore.New(nil), eachKind[0], clk)
+		reqs := redisstore.Requests(l, 2, "a", "b")
+		require.Len(t, reqs, 2)
+		for i, s := range []string{"a", "b"} {
+			require.Equal(t, l.Key(s), string(reqs[i].Key))
+			require.Equal(t, l.Policy(), reqs[i].Policy)
+			require.Equal(t, int64(2), reqs[i].Cost)
+			if clk == nil {
+				require.True(t, reqs[i].At.IsZero())
+			} else {
+				require.True(t, reqs[i].At.Equal(t0), "the limiter's clock: %v", reqs[i].At)
+			}
+		}
 	}
+}
+
+// TestBatchKeepsTheLimitersClock: a batch of a limiter with a clock decides at the clock's
+// instants, as the limiter's own checks do, not at the server's.
+func TestBatchKeepsTheLimitersClock(t *testing.T) {
+	ctx := context.Background()
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	c := newClock(t0) // long past: by the server's clock every window below is over
+	l := limiter(t, s, "window 1/h", c)
+	ds, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a", "b"))
+	require.NoError(t, err)
+	require.True(t, ds[0].Allowed && ds[1].Allowed)
+	d, err := l.TryAcquire(ctx, "a", 1)
+	require.NoError(t, err)
+	require.False(t, d.Allowed, "the batch's token was taken in the clock's window")
+	c.add(time.Hour)
+	ds, err = s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a", "b"))
+	require.NoError(t, err)
+	require.True(t, ds[0].Allowed && ds[1].Allowed, "the clock's next window")
+	ds, err = s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a"))
+	require.NoError(t, err)
+	require.False(t, ds[0].Allowed)
 }
 
 // TestBatchPerCallNumbers: the checks of one batch script call keep their own costs and instants,
