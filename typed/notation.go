@@ -49,6 +49,18 @@ func (sp Spec) join(sep string) string {
 // ErrSyntax) that names the column and what was expected; a parameter that cannot make a limiter
 // gives a *numerus.ParamError. Parse never panics.
 func Parse(text string) (Spec, error) {
+	sp, err := parse(text)
+	if err == nil {
+		err = sp.Validate()
+	}
+	if err != nil {
+		return Spec{}, err
+	}
+	return sp, nil
+}
+
+// parse is Parse without Validate: the spec as written.
+func parse(text string) (Spec, error) {
 	toks, err := lex(text)
 	if err != nil {
 		return Spec{}, err
@@ -58,13 +70,7 @@ func Parse(text string) (Spec, error) {
 	if err == nil && p.peek().kind != tEnd {
 		err = p.expected("'&', '|' or the end")
 	}
-	if err != nil {
-		return Spec{}, err
-	}
-	if err := sp.Validate(); err != nil {
-		return Spec{}, err
-	}
-	return sp, nil
+	return sp, err
 }
 
 type tokKind uint8

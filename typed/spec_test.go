@@ -86,6 +86,22 @@ func TestSpecJSON(t *testing.T) {
 	} {
 		assert.Error(t, json.Unmarshal([]byte(bad), &back), name)
 	}
+
+	// The object form is validated as the notation is, naming the parameter by its path.
+	for bad, param := range map[string]string{
+		`{"limit":"0/s"}`: "count",
+		`{"algo":"window","limit":"5/h","burst":3}`:                                        "burst",
+		`{"and":[{"limit":"10/s"},{"algo":"buckets","limit":"60/m","in":7}]}`:              "of[1].in",
+		`{"or":[{"limit":"10/s"}]}`:                                                        "of",
+		`{"and":["10/s","0/s"]}`:                                                           "of[1].count",
+		`{"and":[{"limit":"1/s"},{"or":[{"limit":"1/s"},{"algo":"finite","limit":"0"}]}]}`: "of[1].of[1].count",
+	} {
+		err := json.Unmarshal([]byte(bad), &back)
+		var pe *numerus.ParamError
+		require.ErrorAs(t, err, &pe, bad)
+		assert.ErrorIs(t, err, numerus.ErrInvalidArgument, bad)
+		assert.Equal(t, param, pe.Param, bad)
+	}
 }
 
 // TestSpecJSONRoundTrip: every valid spec survives JSON.

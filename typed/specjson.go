@@ -18,6 +18,16 @@ type specDoc struct {
 	Or    []Spec `json:"or,omitempty"`
 }
 
+// specIn is specDoc as readSpec reads it, with children not yet validated.
+type specIn struct {
+	Algo  Algo      `json:"algo,omitempty"`
+	Limit string    `json:"limit,omitempty"`
+	Burst int64     `json:"burst,omitempty"`
+	In    int64     `json:"in,omitempty"`
+	And   []rawSpec `json:"and,omitempty"`
+	Or    []rawSpec `json:"or,omitempty"`
+}
+
 // MarshalJSON writes sp as a JSON object: a leaf as {"algo":"gcra","limit":"10/s","burst":5}
 // (limit in the notation: count/period, or the count alone for finite; burst and in only when
 // set), an inner node as {"and":[...]} or {"or":[...]}.
@@ -37,39 +47,62 @@ func (sp Spec) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads sp from what MarshalJSON writes, or from a JSON string in the notation
 // ("10/s burst 20 & window 1000/h"), which a configuration file may find easier to write. In the
-// object form, algo defaults to gcra and unknown fields are an error. It does not validate the
-// parameters: call Validate (or Compile) for that; a notation string is validated by Parse.
+// object form, algo defaults to gcra and unknown fields are an error. Either form is validated as
+// Parse validates the notation: a spec that Validate rejects is an error here, naming the
+// parameter, so that a configuration file's mistake shows when it is read.
 func (sp *Spec) UnmarshalJSON(data []byte) error {
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '"' {
-		var text string
-		if err := json.Unmarshal(trimmed, &text); err != nil {
-			return err
-		}
-		parsed, err := Parse(text)
-		if err != nil {
-			return err
-		}
-		*sp = parsed
-		return nil
+	parsed, err := readSpec(data)
+	if err == nil {
+		err = parsed.Validate() // once, at the root, so that an error names its path
 	}
-	if jsonDepth(data) > 2*maxDepth+1 { // each level of specs is an object holding an array
-		return paramError("", "of", "nests more than "+strconv.Itoa(maxDepth)+" levels")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var d specDoc
-	if err := dec.Decode(&d); err != nil {
-		return err
-	}
-	if rest(data, dec) {
-		return errors.New("typed: data after the policy's JSON value")
-	}
-	parsed, err := d.spec()
 	if err != nil {
 		return err
 	}
 	*sp = parsed
 	return nil
+}
+
+// readSpec reads a spec from either JSON form, as written: its children are read by rawSpec,
+// which does not validate them one by one.
+func readSpec(data []byte) (Spec, error) {
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '"' {
+		var text string
+		if err := json.Unmarshal(trimmed, &text); err != nil {
+			return Spec{}, err
+		}
+		return parse(text)
+	}
+	if jsonDepth(data) > 2*maxDepth+1 { // each level of specs is an object holding an array
+		return Spec{}, paramError("", "of", "nests more than "+strconv.Itoa(maxDepth)+" levels")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var d specIn
+	if err := dec.Decode(&d); err != nil {
+		return Spec{}, err
+	}
+	if rest(data, dec) {
+		return Spec{}, errors.New("typed: data after the policy's JSON value")
+	}
+	return d.spec()
+}
+
+// specs converts read children.
+func specs(raw []rawSpec) []Spec {
+	of := make([]Spec, len(raw))
+	for i, r := range raw {
+		of[i] = Spec(r)
+	}
+	return of
+}
+
+// rawSpec is a child spec as JSON holds it, read by readSpec.
+type rawSpec Spec
+
+func (r *rawSpec) UnmarshalJSON(data []byte) error {
+	sp, err := readSpec(data)
+	*r = rawSpec(sp)
+	return err
 }
 
 // jsonDepth returns how deeply the objects and arrays of the JSON text data nest, at most. It
@@ -93,16 +126,16 @@ func jsonDepth(data []byte) int {
 	return deepest
 }
 
-func (d specDoc) spec() (Spec, error) {
+func (d specIn) spec() (Spec, error) {
 	switch {
 	case d.And != nil || d.Or != nil:
 		if d.And != nil && d.Or != nil || d.Algo != "" || d.Limit != "" || d.Burst != 0 || d.In != 0 {
 			return Spec{}, paramError("", "and", "an inner node holds only \"and\" or only \"or\"")
 		}
 		if d.And != nil {
-			return Spec{Algo: AlgoAnd, Of: d.And}, nil
+			return Spec{Algo: AlgoAnd, Of: specs(d.And)}, nil
 		}
-		return Spec{Algo: AlgoOr, Of: d.Or}, nil
+		return Spec{Algo: AlgoOr, Of: specs(d.Or)}, nil
 	}
 	algo := d.Algo
 	if algo == "" {
