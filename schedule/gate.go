@@ -35,6 +35,7 @@ type Gate struct {
 	paused time.Time   // nothing is admitted before it
 	queue  []*waiter   // the head is queue[0]
 	timer  clock.Timer // armed for the head, or nil
+	due    time.Time   // the instant the timer is armed for
 	gen    uint64      // bumped at each disarm, so a timer that fired late does nothing
 }
 
@@ -119,7 +120,7 @@ func (g *Gate) enqueue(cost int64, deadline time.Time) (*waiter, error) {
 	w := &waiter{cost: cost, deadline: deadline, done: make(chan struct{})}
 	g.queue = append(g.queue, w)
 	if len(g.queue) == 1 {
-		g.serve(now)
+		g.serve(now, now)
 	}
 	return w, nil
 }
@@ -137,7 +138,7 @@ func (g *Gate) cancel(w *waiter, err error) error {
 	i := slices.Index(g.queue, w)
 	g.queue = slices.Delete(g.queue, i, i+1)
 	if i == 0 {
-		g.serve(now)
+		g.serve(now, now)
 	}
 	return err
 }
@@ -154,26 +155,33 @@ func (g *Gate) admit(now time.Time, cost int64) bool {
 	return ok
 }
 
-// serve admits, in order, the waiters at the head of the queue that can go at now, and arms the
-// timer for the first that cannot.
-func (g *Gate) serve(now time.Time) {
+// serve admits, in order, the waiters at the head of the queue whose turns have come by now, each
+// at its turn, and arms the timer for the first whose turn has not. Turns are counted from at: now,
+// or the instant a timer that fired late was armed for, so that a timer's lateness is not taken
+// from the rate (each admission is the policy's interval after the last on the limiter's
+// timeline, and the forecasts stay exact) and the waiters whose turns passed meanwhile go at once.
+func (g *Gate) serve(at, now time.Time) {
 	g.disarm()
-	for len(g.queue) > 0 {
+	for steps := 0; len(g.queue) > 0; {
 		w := g.queue[0]
-		if now.Before(g.paused) {
-			g.arm(now, g.paused)
+		if at = latest(at, g.paused); now.Before(at) {
+			g.arm(now, at)
 			return
 		}
-		next, from, ok := g.l.DebitN(now, w.cost)
+		next, from, ok := g.l.DebitN(at, w.cost)
 		if !ok {
-			if at, finite := from.Time(); finite {
-				g.arm(now, at)
-				return
+			if t, finite := from.Time(); finite && t.After(at) { // its turn, by now or later
+				if steps++; steps > numerus.MaxSearch { // a limiter not tight at its answers
+					t = latest(t, now)
+				}
+				at = t
+				continue
 			}
-			w.err = never(g.l, w.cost)
+			w.err = never(g.l, w.cost) // Never, or a refusal no lawful limiter answers
 		} else {
 			g.l = next
 		}
+		steps = 0
 		g.queue[0] = nil
 		g.queue = g.queue[1:]
 		close(w.done)
@@ -182,6 +190,7 @@ func (g *Gate) serve(now time.Time) {
 
 func (g *Gate) arm(now, at time.Time) {
 	gen := g.gen
+	g.due = at
 	g.timer = g.clk.AfterFunc(at.Sub(now), func() { g.fire(gen) })
 }
 
@@ -198,7 +207,7 @@ func (g *Gate) fire(gen uint64) {
 	defer g.mu.Unlock()
 	if gen == g.gen {
 		g.timer = nil
-		g.serve(now)
+		g.serve(earliest(g.due, now), now)
 	}
 }
 
@@ -228,7 +237,7 @@ func (g *Gate) pause(now, until time.Time) {
 	g.paused = until
 	if len(g.queue) > 0 {
 		g.dropLate(now)
-		g.serve(now)
+		g.serve(now, now)
 	}
 }
 
@@ -300,6 +309,14 @@ func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
 		}
 	}
 	return l, at, true
+}
+
+// earliest returns the earlier of a and b.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // latest returns the later of a and b.

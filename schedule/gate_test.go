@@ -373,3 +373,52 @@ func TestGatePauseFailsAWaiterDueAtItsDeadline(t *testing.T) {
 		require.Equal(t, 0, queued(g))
 	})
 }
+
+// TestGateLatenessDoesNotAccumulate: a timer that fires late costs its waiter that lateness and no
+// more: each waiter is admitted at its turn on the limiter's timeline, so the turns forecast at
+// the start stand, and those behind are not pushed back by the lateness of the wake-ups before.
+func TestGateLatenessDoesNotAccumulate(t *testing.T) {
+	f := clock.NewFake(t0)
+	g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), t0), lateClock{f, 10 * time.Millisecond})
+	var ws []*waiter
+	for range 5 {
+		w, err := g.enqueue(1, time.Time{})
+		require.NoError(t, err)
+		ws = append(ws, w)
+	}
+	from, _ := g.TryTake(1)
+	require.True(t, from.Equal(numerus.DebitableFrom(t0.Add(600*time.Millisecond))), "forecast %v", from)
+	for i, w := range ws {
+		turn := t0.Add(time.Duration(i+1) * 100 * time.Millisecond)
+		f.Set(turn.Add(9 * time.Millisecond))
+		require.False(t, isDone(w), "waiter %d before its timer", i)
+		f.Set(turn.Add(10 * time.Millisecond))
+		require.True(t, isDone(w), "waiter %d: its timer fired 10ms late", i)
+	}
+	from, _ = g.TryTake(1)
+	require.True(t, from.Equal(numerus.DebitableFrom(t0.Add(600*time.Millisecond))), "the forecast stood: %v", from)
+}
+
+// TestGateCatchesUp: when a timer fires long after its turn (a process stopped, a loaded
+// machine), the waiters whose turns passed meanwhile go at once, each charged at its turn, and the
+// next is armed for its own turn as forecast.
+func TestGateCatchesUp(t *testing.T) {
+	f := clock.NewFake(t0)
+	g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), t0), lateClock{f, 250 * time.Millisecond})
+	var ws []*waiter
+	for range 4 {
+		w, err := g.enqueue(1, time.Time{})
+		require.NoError(t, err)
+		ws = append(ws, w)
+	}
+	f.Set(t0.Add(349 * time.Millisecond))
+	require.False(t, isDone(ws[0]))
+	f.Set(t0.Add(350 * time.Millisecond)) // the timer for 100ms: the turns at 100, 200 and 300ms have passed
+	for i, w := range ws {
+		require.Equal(t, i < 3, isDone(w), "waiter %d", i)
+	}
+	from, _ := g.TryTake(1)
+	require.True(t, from.Equal(numerus.DebitableFrom(t0.Add(500*time.Millisecond))), "forecast %v", from)
+	f.Set(t0.Add(650 * time.Millisecond)) // the timer for 400ms
+	require.True(t, isDone(ws[3]))
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/clock"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,4 +44,16 @@ func queued(g *Gate) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.queue)
+}
+
+// lateClock is a fake clock whose timers all fire late by late, as the runtime's do.
+type lateClock struct {
+	*clock.Fake
+	late time.Duration
+}
+
+func (c lateClock) NewTimer(d time.Duration) clock.Timer { return c.Fake.NewTimer(d + c.late) }
+
+func (c lateClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	return c.Fake.AfterFunc(d+c.late, f)
 }

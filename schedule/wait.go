@@ -19,6 +19,11 @@ import (
 //     context.DeadlineExceeded).
 //
 // If ctx is done while it sleeps, Wait returns l and ctx.Err(): a cancelled wait consumes nothing.
+//
+// Wait debits at the instant it slept for, not at the later one its timer wakes it at, so that
+// the runtime's timer latency is not taken from the rate: consecutive Waits on a limiter admit at
+// the policy's intervals on the limiter's timeline, as a Gate does, and the calls they let go may
+// come closer together than that by at most one wake-up's lateness.
 // A cost below 1 is a programmer error: Wait panics.
 func Wait(ctx context.Context, l numerus.Limiter, cost int64) (numerus.Limiter, error) {
 	return wait(ctx, clock.Real{}, l, cost)
@@ -26,23 +31,33 @@ func Wait(ctx context.Context, l numerus.Limiter, cost int64) (numerus.Limiter, 
 
 func wait(ctx context.Context, clk clock.Clock, l numerus.Limiter, cost int64) (numerus.Limiter, error) {
 	checkCost(cost)
+	var due time.Time // the instant the last sleep was for, or zero
 	for {
 		if err := ctx.Err(); err != nil {
 			return l, err
 		}
 		now := clk.Now()
-		next, from, ok := l.DebitN(now, cost)
+		t := now
+		if !due.IsZero() && due.Before(now) { // a late wake-up debits at its turn: see Wait
+			t = due
+		}
+		next, from, ok := l.DebitN(t, cost)
 		if ok {
 			return next, nil
 		}
 		at, finite := from.Time()
-		if !finite || !at.After(now) { // Never, or a refusal no lawful limiter answers
+		if !finite || !at.After(t) { // Never, or a refusal no lawful limiter answers
 			return l, never(l, cost)
+		}
+		if !at.After(now) { // turned down at its turn by a limiter not tight at its answers
+			due = time.Time{}
+			continue
 		}
 		if err := tooLate(ctx, at); err != nil {
 			return l, err
 		}
 		sleep(ctx, clk, at.Sub(now))
+		due = at
 	}
 }
 

@@ -193,3 +193,32 @@ func TestGateAndScheduleGiveUpAlike(t *testing.T) {
 		require.Equal(t, planned, !from.IsNever(), "%d refusals: the gate's forecast %v", refusals, from)
 	}
 }
+
+// TestWaitLatenessDoesNotAccumulate: Waits whose timers fire late debit at their turns, so each
+// admission comes one timer's lateness after its turn, not the sum of the lateness before it.
+func TestWaitLatenessDoesNotAccumulate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := clock.NewFake(t0)
+		clk := lateClock{f, 10 * time.Millisecond}
+		done := make(chan time.Duration, 5)
+		go func() {
+			l := drained(t, gcra(t, numerus.PerSecond(10), 1), t0)
+			for range 5 {
+				next, err := wait(t.Context(), clk, l, 1)
+				if !assert.NoError(t, err) {
+					return
+				}
+				l = next
+				done <- f.Now().Sub(t0)
+			}
+		}()
+		for synctest.Wait(); len(done) < 5; synctest.Wait() {
+			at, ok := f.Next()
+			require.True(t, ok, "a wait is asleep")
+			f.Set(at)
+		}
+		for i := range 5 {
+			assert.Equal(t, time.Duration(i+1)*100*time.Millisecond+10*time.Millisecond, <-done, "admission %d", i)
+		}
+	})
+}
