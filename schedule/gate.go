@@ -46,8 +46,13 @@ type waiter struct {
 	err      error
 }
 
-// NewGate returns a gate holding l, reading the system clock. A nil l admits nothing.
-func NewGate(l numerus.Limiter) *Gate { return newGate(l, clock.Real{}) }
+// NewGate returns a gate holding l, reading the system clock steadily: the wall time at NewGate
+// plus the monotonic time elapsed since, so that the gate's instants never step back and a later
+// setting of the wall clock does not stall it (a limiter counts an instant earlier than its last
+// as the last, so a clock set back an hour would hold every take for an hour). Over a long life
+// the gate's instants drift from the wall clock by the system's slewing and suspensions. A nil l
+// admits nothing.
+func NewGate(l numerus.Limiter) *Gate { return newGate(l, clock.NewSteady()) }
 
 func newGate(l numerus.Limiter, clk clock.Clock) *Gate { return &Gate{l: l, clk: clk} }
 
@@ -58,7 +63,7 @@ func (g *Gate) lock() time.Time {
 		g.l = numerus.AlwaysDeny()
 	}
 	if g.clk == nil {
-		g.clk = clock.Real{}
+		g.clk = clock.NewSteady()
 	}
 	return g.clk.Now()
 }

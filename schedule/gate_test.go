@@ -422,3 +422,16 @@ func TestGateCatchesUp(t *testing.T) {
 	f.Set(t0.Add(650 * time.Millisecond)) // the timer for 400ms
 	require.True(t, isDone(ws[3]))
 }
+
+// TestGateReadsTheSteadyClock: a gate reads the wall clock once and then the monotonic clock, so
+// that setting the wall clock back does not hold every take for the length of the step (a test
+// cannot set the system's clock; clock.TestSteadyInABubble shows the steady clock itself).
+func TestGateReadsTheSteadyClock(t *testing.T) {
+	g := NewGate(numerus.AlwaysAllow())
+	_, steady := g.clk.(clock.Steady)
+	require.True(t, steady, "%T", g.clk)
+	var zero Gate
+	zero.TryTake(1)
+	_, steady = zero.clk.(clock.Steady)
+	require.True(t, steady, "the zero Gate: %T", zero.clk)
+}

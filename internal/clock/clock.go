@@ -33,6 +33,28 @@ type Real struct{}
 // Now returns time.Now().
 func (Real) Now() time.Time { return time.Now() }
 
+// Steady is the system clock read as the wall time of its start plus the monotonic time elapsed
+// since: it never steps back, and a later setting of the wall clock (an NTP step, a VM restored)
+// moves it not at all. Over a long life it drifts from the wall clock by the system's slewing and
+// by the time the machine was suspended, which a rate limit can afford and a stall of the length
+// of a step back cannot. Its timers are Real's. The zero Steady is Real.
+type Steady struct {
+	Real
+	start time.Time
+}
+
+// NewSteady returns the steady clock that starts now.
+func NewSteady() Steady { return Steady{start: time.Now()} }
+
+// Now returns the start plus the monotonic time since, which reads one clock where time.Now
+// reads two.
+func (s Steady) Now() time.Time {
+	if s.start.IsZero() {
+		return time.Now()
+	}
+	return s.start.Add(time.Since(s.start))
+}
+
 // NewTimer returns a time.Timer.
 func (Real) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
 
