@@ -63,5 +63,7 @@
 // [ErrNever] (with errors.Is), [*DeadlineError] (errors.As; it matches
 // [context.DeadlineExceeded]), or the context's own error when it was done before or during the
 // wait. A cost below 1 is a programmer error and panics, as in the core; Acquire returns the
-// keyed limiter's error for it instead (matching numerus.ErrInvalidArgument), and its errors.
+// keyed limiter's error for it instead (matching numerus.ErrInvalidArgument), and its errors; its
+// error for a cost above the policy's capacity matches ErrNever, as Wait's and Take's do, as well
+// as numerus.ErrInvalidArgument.
 package schedule

@@ -16,7 +16,7 @@ type optionFunc func(*drainConfig)
 func (f optionFunc) apply(c *drainConfig) { f(c) }
 
 // ContinueOnError makes a drain run every job even when some fail, and return the errors of all
-// that failed, joined with errors.Join in the order the jobs ran. Without it, a drain stops at the
+// that failed, in the order the jobs ran: one error as it is, several joined with errors.Join. Without it, a drain stops at the
 // first job that fails and returns that job's error as it is.
 func ContinueOnError() Option { return optionFunc(func(c *drainConfig) { c.keepGoing = true }) }
 

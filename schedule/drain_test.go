@@ -167,3 +167,17 @@ func TestDrainErrorPolicyIsPerCall(t *testing.T) {
 	assert.EqualError(t, errs[0], "x")
 	assert.EqualError(t, errs[1], "x\nx")
 }
+
+// TestContinueOnErrorOneError: with ContinueOnError, a drain in which one job fails returns that
+// job's error as it is, as the option says.
+func TestContinueOnErrorOneError(t *testing.T) {
+	errX := errors.New("x")
+	err := Drain(context.Background(), NewGate(numerus.AlwaysAllow()), slices.Values([]int{1, 2}),
+		func(_ context.Context, j int) error {
+			if j == 1 {
+				return errX
+			}
+			return nil
+		}, ContinueOnError())
+	require.Same(t, errX, err)
+}

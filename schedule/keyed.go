@@ -2,8 +2,10 @@ package schedule
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/clock"
 	"github.com/numerus-closus/numerus/keyed"
 )
@@ -15,7 +17,8 @@ import (
 //
 // It returns at once, with the latest Decision and an error, when:
 //   - ctx is already done (ctx.Err());
-//   - l fails (an invalid cost, a store that cannot be reached): l's error;
+//   - l fails (an invalid cost, a store that cannot be reached): l's error, which for a cost above
+//     the policy's capacity matches ErrNever as well as numerus.ErrInvalidArgument;
 //   - the check will never be admitted (RetryAfter is Never): an error matching ErrNever, which
 //     is also the answer for a faulty store that refuses with no wait;
 //   - it would be admitted only at or after ctx's deadline (a *DeadlineError).
@@ -39,7 +42,7 @@ func acquire[S any](ctx context.Context, clk clock.Clock, l keyed.Limiter[S], su
 		}
 		var err error
 		if d, err = l.TryAcquire(ctx, subject, cost); err != nil || d.Allowed {
-			return d, err
+			return d, aboveCapacity(err, cost)
 		}
 		wait, finite := d.RetryAfter.Duration()
 		if !finite || wait <= 0 { // Never, or a refusal no lawful store answers
@@ -50,4 +53,14 @@ func acquire[S any](ctx context.Context, clk clock.Clock, l keyed.Limiter[S], su
 		}
 		sleep(ctx, clk, wait)
 	}
+}
+
+// aboveCapacity returns err, matching ErrNever too when it is a keyed limiter's refusal of a cost
+// above its capacity, which Wait and Gate.Take report as ErrNever.
+func aboveCapacity(err error, cost int64) error {
+	var pe *numerus.ParamError
+	if cost >= 1 && errors.As(err, &pe) && pe.Param == "cost" {
+		return fmt.Errorf("%w: %w", ErrNever, err)
+	}
+	return err
 }

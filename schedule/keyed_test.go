@@ -100,6 +100,10 @@ func TestAcquireReturnsAtOnce(t *testing.T) {
 
 		_, err = Acquire(ctx, slow, "a", 0)
 		require.ErrorIs(t, err, numerus.ErrInvalidArgument)
+		require.NotErrorIs(t, err, ErrNever, "a cost below 1 is invalid, not never admitted")
+		_, err = Acquire(ctx, slow, "a", 2) // above the capacity: never, as Wait and Take say
+		require.ErrorIs(t, err, ErrNever)
+		require.ErrorIs(t, err, numerus.ErrInvalidArgument)
 		_, err = Acquire(ctx, keyedLimiter(t, failing{}, "1/s"), "a", 1)
 		require.ErrorIs(t, err, errDown)
 		done, stop := context.WithCancel(ctx)
