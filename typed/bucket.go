@@ -43,8 +43,8 @@ func (b TokenBucket) debit(at, cost int64) (TokenBucket, int64, bool) {
 	return TokenBucket{k}, from, ok
 }
 
-func (TokenBucket) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
-	return leafAt(dst, off, kindToken)
+func (b TokenBucket) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
+	return leafAt(dst, off, kindToken, b.k.P != nil)
 }
 
 func (b TokenBucket) status(at int64) kernel.Status { return b.k.Status(at) }
@@ -106,8 +106,8 @@ func (b LeakyBucket) debit(at, cost int64) (LeakyBucket, int64, bool) {
 
 func (b LeakyBucket) status(at int64) kernel.Status { return b.k.Status(at) }
 
-func (LeakyBucket) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
-	return leafAt(dst, off, kindLeaky)
+func (b LeakyBucket) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
+	return leafAt(dst, off, kindLeaky, b.k.P != nil)
 }
 
 func (b LeakyBucket) spec() Spec {

@@ -49,7 +49,14 @@ func (l And[A, B]) DebitN(at time.Time, cost int64) (And[A, B], numerus.NextDebi
 // several limiters is too large for registers.
 func (l *And[A, B]) take(at time.Time, cost int64) (numerus.NextDebitable, bool) {
 	if ns, ok := kernel.Instant(at); ok && l.p != nil {
-		switch from, v := l.p.debit(unsafe.Pointer(l), ns, cost); v {
+		var from int64
+		var v kernel.Verdict
+		if l.p.gcra != nil {
+			from, v = l.p.debitGCRA(unsafe.Pointer(l), ns, cost)
+		} else {
+			from, v = l.p.debit(unsafe.Pointer(l), ns, cost)
+		}
+		switch v {
 		case kernel.Admitted:
 			return numerus.DebitableFrom(at), true
 		case kernel.Refused:

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numerus-closus/numerus"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -57,4 +59,45 @@ func TestContinuePairsOnlyLoneChanges(t *testing.T) {
 	_, _, ok = q.DebitN(next, t0, 1)
 	assert.False(t, ok, "a new leaf holds more than the most used old leaf")
 	assert.Equal(t, int64(0), q.Status(next, t0).Remaining)
+}
+
+// TestPlannedAndRefusesByOneNanosecond: an And of GCRA leaves, on its straight-line path, refuses
+// a debit one nanosecond before its turn with exactly that turn, and admits at it.
+func TestPlannedAndRefusesByOneNanosecond(t *testing.T) {
+	for _, text := range []string{"gcra 1/s burst 1 & gcra 10/m", "gcra 10/m & (gcra 1/s burst 1 & gcra 100/h)"} {
+		sp := MustParse(t, text)
+		check := func(l interface {
+			Debit(time.Time) (numerus.NextDebitable, bool)
+		}) {
+			t.Helper()
+			_, ok := l.Debit(t0)
+			require.True(t, ok, text)
+			from, ok := l.Debit(t0.Add(time.Second - time.Nanosecond))
+			require.False(t, ok, "%s: a nanosecond early", text)
+			require.True(t, from.Equal(numerus.DebitableFrom(t0.Add(time.Second))), "%s: %v", text, from)
+			_, ok = l.Debit(t0.Add(time.Second))
+			require.True(t, ok, "%s: at its turn", text)
+		}
+		if len(sp.Of) == 2 && sp.Of[1].Algo == AlgoGCRA {
+			l, err := FromSpec[And[GCRA, GCRA]](sp)
+			require.NoError(t, err)
+			require.NotNil(t, l.p.gcra, "planned straight-line")
+			check(&andDebitor[GCRA, GCRA]{l})
+			continue
+		}
+		l, err := FromSpec[And[GCRA, And[GCRA, GCRA]]](sp)
+		require.NoError(t, err)
+		require.NotNil(t, l.p.gcra, "planned straight-line")
+		check(&andDebitor[GCRA, And[GCRA, GCRA]]{l})
+	}
+}
+
+// andDebitor debits an And in place.
+type andDebitor[A Limiter[A], B Limiter[B]] struct{ l And[A, B] }
+
+func (d *andDebitor[A, B]) Debit(at time.Time) (numerus.NextDebitable, bool) {
+	var from numerus.NextDebitable
+	var ok bool
+	d.l, from, ok = d.l.Debit(at)
+	return from, ok
 }

@@ -40,8 +40,8 @@ func (g GCRA) debit(at, cost int64) (GCRA, int64, bool) {
 	return GCRA{k}, from, ok
 }
 
-func (GCRA) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
-	return leafAt(dst, off, kindGCRA)
+func (g GCRA) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
+	return leafAt(dst, off, kindGCRA, g.k.P != nil)
 }
 
 func (g GCRA) status(at int64) kernel.Status { return g.k.Status(at) }

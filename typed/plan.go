@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/numerus-closus/numerus/internal/kernel"
@@ -12,13 +13,19 @@ import (
 // more than the arithmetic. An And whose tree holds only Ands and leaves with a fast path (GCRA,
 // token and leaky buckets, fixed windows) instead carries a plan, made once by NewAnd: where each
 // leaf lies in the And's value and what kind it is. DebitN then runs every leaf's fast path on
-// the receiver's copy of the value, in one loop with no call, writing only once all admit, and
-// takes the general debit whenever a fast path cannot decide. The unsafe pointer arithmetic is
+// the receiver's copy of the value, in one loop with no call (or, for two or three GCRA leaves,
+// in straight-line code: debitGCRA), writing only once all admit, and takes the general debit
+// whenever a fast path cannot decide. The unsafe pointer arithmetic is
 // confined to this file and And's layout: offsets come from unsafe.Offsetof on the very types
 // they index, and each leaf is read only as the kind its type says it is.
 
-// A plan lists the leaves of an And tree, every one of a kind with a fast path.
-type plan struct{ leaves []planLeaf }
+// A plan lists the leaves of an And tree, every one of a kind with a fast path. A tree of two or
+// three GCRA leaves and nothing else, the commonest policy of several limits (10/s & 1000/h),
+// also has them in gcra, for debitGCRA.
+type plan struct {
+	leaves []planLeaf
+	gcra   *[3]uintptr // the GCRA leaves' offsets, the last repeated for two; or nil
+}
 
 // A planLeaf is a leaf of the tree: its kind, and the offsets in the root And's value of the
 // leaf and of the two words an admitting fast path changes: its Last, and the one word of its
@@ -42,11 +49,20 @@ func planOf[L Limiter[L]](l L) *plan {
 	if !ok || len(leaves) > maxPlan {
 		return nil
 	}
-	return &plan{leaves}
+	p := &plan{leaves: leaves}
+	if n := len(leaves); n <= 3 && !slices.ContainsFunc(leaves, func(lf planLeaf) bool { return lf.k != kindGCRA }) {
+		p.gcra = &[3]uintptr{leaves[0].off, leaves[1].off, leaves[n-1].off}
+	}
+	return p
 }
 
-// leafAt appends the leaf of kind k at off to dst.
-func leafAt(dst []planLeaf, off uintptr, k kind) ([]planLeaf, bool) {
+// leafAt appends the leaf of kind k at off to dst, or reports false for a leaf with no policy (a
+// zero value, which denies every debit): only the general debit reads one. A leaf's policy never
+// changes (a debit keeps it), so the leaves of a planned And always have one.
+func leafAt(dst []planLeaf, off uintptr, k kind, policy bool) ([]planLeaf, bool) {
+	if !policy {
+		return dst, false
+	}
 	var word, last uintptr
 	switch k {
 	case kindGCRA:
@@ -119,5 +135,28 @@ func (p *plan) debit(base unsafe.Pointer, at, cost int64) (int64, kernel.Verdict
 		*(*int64)(unsafe.Add(base, lf.word)) = next[i&(maxPlan-1)]
 		*(*int64)(unsafe.Add(base, lf.last)) = at
 	}
+	return at, kernel.Admitted
+}
+
+// debitGCRA is debit for a plan with gcra: the same verdicts, in straight-line code with no loop
+// and no array of kept words, which takes about half the time of debit's loop for three leaves.
+// For two leaves it runs the second twice, which changes nothing: a fast path is pure, and both
+// write the same words.
+func (p *plan) debitGCRA(base unsafe.Pointer, at, cost int64) (int64, kernel.Verdict) {
+	ga := (*kernel.GCRA)(unsafe.Add(base, p.gcra[0]))
+	gb := (*kernel.GCRA)(unsafe.Add(base, p.gcra[1]))
+	gc := (*kernel.GCRA)(unsafe.Add(base, p.gcra[2]))
+	a, fa, va := ga.Fast(at, cost)
+	b, fb, vb := gb.Fast(at, cost)
+	c, fc, vc := gc.Fast(at, cost)
+	switch latest := max(fa, fb, fc); {
+	case va == kernel.Undecided || vb == kernel.Undecided || vc == kernel.Undecided:
+		return 0, kernel.Undecided
+	case latest > at: // a refusal's answer is later than at, an admission's is at
+		return latest, kernel.Refused
+	}
+	ga.TAT.Q, ga.Last = a.TAT.Q, at
+	gb.TAT.Q, gb.Last = b.TAT.Q, at
+	gc.TAT.Q, gc.Last = c.TAT.Q, at
 	return at, kernel.Admitted
 }

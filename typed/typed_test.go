@@ -2,6 +2,7 @@ package typed
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,13 +61,24 @@ func TestLikeRoot(t *testing.T) {
 		inner = pair(AlgoAnd, leafGen(AlgoWindow), leafGen(AlgoLeaky))
 		checkLikeRoot[And[FixedWindow, And[FixedWindow, LeakyBucket]]](t, pair(AlgoAnd, leafGen(AlgoWindow), inner))
 	})
+	t.Run("and-planned-gcra", func(t *testing.T) { // two or three GCRA leaves: plan.go's debitGCRA
+		g := leafGen(AlgoGCRA)
+		two, err := FromSpec[And[GCRA, GCRA]](MustParse(t, "gcra 1/s & gcra 5/m"))
+		require.NoError(t, err)
+		require.NotNil(t, planOf(two).gcra)
+		checkLikeRoot[And[GCRA, GCRA]](t, pair(AlgoAnd, g, g))
+		checkLikeRoot[And[GCRA, And[GCRA, GCRA]]](t, pair(AlgoAnd, g, pair(AlgoAnd, g, g)))
+		checkLikeRoot[And[And[GCRA, GCRA], GCRA]](t, pair(AlgoAnd, pair(AlgoAnd, g, g), g))
+	})
 	t.Run("and-planned-eight", func(t *testing.T) { // maxPlan leaves of every kind: still planned
 		four := pair(AlgoAnd, pair(AlgoAnd, leafGen(AlgoGCRA), leafGen(AlgoToken)),
 			pair(AlgoAnd, leafGen(AlgoLeaky), leafGen(AlgoWindow)))
 		type four4 = And[And[GCRA, TokenBucket], And[LeakyBucket, FixedWindow]]
 		type eight = And[four4, four4]
-		var l eight
+		l, err := FromSpec[eight](MustParse(t, "((gcra 1/s & token 1/s) & (leaky 1/s & window 1/s)) & ((gcra 1/s & token 1/s) & (leaky 1/s & window 1/s))"))
+		require.NoError(t, err)
 		require.NotNil(t, planOf(l), "a plan of maxPlan leaves")
+		require.Nil(t, planOf(eight{}), "no plan for leaves with no policy")
 		checkLikeRoot[eight](t, pair(AlgoAnd, four, four))
 	})
 	t.Run("and-too-large-to-plan", func(t *testing.T) { // nine leaves: more than maxPlan
@@ -74,7 +86,8 @@ func TestLikeRoot(t *testing.T) {
 		two := pair(AlgoAnd, g, g)
 		four, five := pair(AlgoAnd, two, two), pair(AlgoAnd, two, pair(AlgoAnd, g, two))
 		type nine = And[And[And[GCRA, GCRA], And[GCRA, GCRA]], And[And[GCRA, GCRA], And[GCRA, And[GCRA, GCRA]]]]
-		var l nine
+		l, err := FromSpec[nine](MustParse(t, strings.NewReplacer("g", "gcra 1/s").Replace("((g & g) & (g & g)) & ((g & g) & (g & (g & g)))")))
+		require.NoError(t, err)
 		require.Nil(t, planOf(l), "a plan of nine leaves")
 		checkLikeRoot[nine](t, pair(AlgoAnd, four, five))
 	})

@@ -37,8 +37,8 @@ func (w FixedWindow) debit(at, cost int64) (FixedWindow, int64, bool) {
 
 func (w FixedWindow) status(at int64) kernel.Status { return w.k.Status(at) }
 
-func (FixedWindow) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
-	return leafAt(dst, off, kindWindow)
+func (w FixedWindow) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
+	return leafAt(dst, off, kindWindow, w.k.P != nil)
 }
 
 func (w FixedWindow) spec() Spec {
