@@ -379,13 +379,7 @@ func TestGatePauseFailsAWaiterDueAtItsDeadline(t *testing.T) {
 // the start stand, and those behind are not pushed back by the lateness of the wake-ups before.
 func TestGateLatenessDoesNotAccumulate(t *testing.T) {
 	f := clock.NewFake(t0)
-	g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), t0), lateClock{f, 10 * time.Millisecond})
-	var ws []*waiter
-	for range 5 {
-		w, err := g.enqueue(1, time.Time{})
-		require.NoError(t, err)
-		ws = append(ws, w)
-	}
+	g, ws := lateQueue(t, lateClock{f, 10 * time.Millisecond}, 5)
 	from, _ := g.TryTake(1)
 	require.True(t, from.Equal(numerus.DebitableFrom(t0.Add(600*time.Millisecond))), "forecast %v", from)
 	for i, w := range ws {
@@ -399,18 +393,25 @@ func TestGateLatenessDoesNotAccumulate(t *testing.T) {
 	require.True(t, from.Equal(numerus.DebitableFrom(t0.Add(600*time.Millisecond))), "the forecast stood: %v", from)
 }
 
+// lateQueue returns a gate of 10/s, burst 1, drained at t0 and reading clk, and n waiters queued
+// for one token each, whose turns are 100ms apart from t0+100ms.
+func lateQueue(t *testing.T, clk lateClock, n int) (*Gate, []*waiter) {
+	g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), t0), clk)
+	ws := make([]*waiter, n)
+	for i := range ws {
+		var err error
+		ws[i], err = g.enqueue(1, time.Time{})
+		require.NoError(t, err)
+	}
+	return g, ws
+}
+
 // TestGateCatchesUp: when a timer fires long after its turn (a process stopped, a loaded
 // machine), the waiters whose turns passed meanwhile go at once, each charged at its turn, and the
 // next is armed for its own turn as forecast.
 func TestGateCatchesUp(t *testing.T) {
 	f := clock.NewFake(t0)
-	g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), t0), lateClock{f, 250 * time.Millisecond})
-	var ws []*waiter
-	for range 4 {
-		w, err := g.enqueue(1, time.Time{})
-		require.NoError(t, err)
-		ws = append(ws, w)
-	}
+	g, ws := lateQueue(t, lateClock{f, 250 * time.Millisecond}, 4)
 	f.Set(t0.Add(349 * time.Millisecond))
 	require.False(t, isDone(ws[0]))
 	f.Set(t0.Add(350 * time.Millisecond)) // the timer for 100ms: the turns at 100, 200 and 300ms have passed

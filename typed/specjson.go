@@ -8,31 +8,22 @@ import (
 	"strings"
 )
 
-// specDoc is the JSON object form of a Spec.
-type specDoc struct {
+// specDoc is the JSON object form of a Spec: of Spec children when it is written, of rawSpec
+// children, not yet validated, when readSpec reads it.
+type specDoc[S Spec | rawSpec] struct {
 	Algo  Algo   `json:"algo,omitempty"`
 	Limit string `json:"limit,omitempty"`
 	Burst int64  `json:"burst,omitempty"`
 	In    int64  `json:"in,omitempty"`
-	And   []Spec `json:"and,omitempty"`
-	Or    []Spec `json:"or,omitempty"`
-}
-
-// specIn is specDoc as readSpec reads it, with children not yet validated.
-type specIn struct {
-	Algo  Algo      `json:"algo,omitempty"`
-	Limit string    `json:"limit,omitempty"`
-	Burst int64     `json:"burst,omitempty"`
-	In    int64     `json:"in,omitempty"`
-	And   []rawSpec `json:"and,omitempty"`
-	Or    []rawSpec `json:"or,omitempty"`
+	And   []S    `json:"and,omitempty"`
+	Or    []S    `json:"or,omitempty"`
 }
 
 // MarshalJSON writes sp as a JSON object: a leaf as {"algo":"gcra","limit":"10/s","burst":5}
 // (limit in the notation: count/period, or the count alone for finite; burst and in only when
 // set), an inner node as {"and":[...]} or {"or":[...]}.
 func (sp Spec) MarshalJSON() ([]byte, error) {
-	var d specDoc
+	var d specDoc[Spec]
 	switch sp.Algo.kind() {
 	case kindAnd:
 		d.And = sp.Of
@@ -77,7 +68,7 @@ func readSpec(data []byte) (Spec, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var d specIn
+	var d specDoc[rawSpec]
 	if err := dec.Decode(&d); err != nil {
 		return Spec{}, err
 	}
@@ -88,7 +79,7 @@ func readSpec(data []byte) (Spec, error) {
 }
 
 // specs converts read children.
-func specs(raw []rawSpec) []Spec {
+func specs[S Spec | rawSpec](raw []S) []Spec {
 	of := make([]Spec, len(raw))
 	for i, r := range raw {
 		of[i] = Spec(r)
@@ -126,7 +117,7 @@ func jsonDepth(data []byte) int {
 	return deepest
 }
 
-func (d specIn) spec() (Spec, error) {
+func (d specDoc[S]) spec() (Spec, error) {
 	switch {
 	case d.And != nil || d.Or != nil:
 		if d.And != nil && d.Or != nil || d.Algo != "" || d.Limit != "" || d.Burst != 0 || d.In != 0 {
