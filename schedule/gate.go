@@ -222,10 +222,15 @@ func (g *Gate) fire(gen uint64) {
 // context.DeadlineExceeded) whose At is that turn; those behind it move up. The limiter's state
 // is kept as it is; it goes on refilling with time. A pause never shortens an earlier one: of
 // several, the latest instant holds.
+//
+// The gate reads until on its own clock (see NewGate): an instant with a monotonic reading, such
+// as time.Now().Add(d), as that long after now; one without, such as a date parsed from a header,
+// by its wall time, which the gate's clock may have drifted from. RetryAfter takes the duration
+// itself.
 func (g *Gate) Pause(until time.Time) {
 	now := g.lock()
 	defer g.mu.Unlock()
-	g.pause(now, until)
+	g.pause(now, now.Add(until.Sub(now))) // on the gate's timeline, which the limiter reads
 }
 
 // RetryAfter is Pause(now + d), with now read from the gate's clock.

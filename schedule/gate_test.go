@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unsafe"
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/clock"
@@ -435,4 +436,57 @@ func TestGateReadsTheSteadyClock(t *testing.T) {
 	zero.TryTake(1)
 	_, steady = zero.clk.(clock.Steady)
 	require.True(t, steady, "the zero Gate: %T", zero.clk)
+}
+
+// steadyLike is the gate's steady clock driven by a fake: its instants carry a wall and a
+// monotonic reading that move together, as clock.Steady's do; its timers are the fake's.
+type steadyLike struct {
+	*clock.Fake
+	base time.Time // a reading of time.Now(): it has a monotonic reading
+}
+
+func (c steadyLike) Now() time.Time { return c.base.Add(c.Fake.Now().Sub(t0)) }
+
+// wallShifted returns at with its wall reading moved by d (whole seconds) and its monotonic
+// reading kept: what time.Now() reads, beside a steady clock, after the machine was suspended for
+// d or its wall clock set by d. Only time.Time's layout allows that split without setting the
+// system's clock: with a monotonic reading, wall holds the seconds since 1885 in bits 30 to 62.
+func wallShifted(t *testing.T, at time.Time, d time.Duration) time.Time {
+	type layout struct {
+		wall uint64
+		ext  int64
+		loc  *time.Location
+	}
+	s := at
+	r := (*layout)(unsafe.Pointer(&s))
+	require.NotZero(t, r.wall&(1<<63), "needs a monotonic reading")
+	r.wall = uint64(int64(r.wall) + int64(d/time.Second)<<30)
+	require.Zero(t, s.Sub(at), "the same monotonic reading")
+	require.Equal(t, d, s.Round(0).Sub(at.Round(0)), "the wall moved by d")
+	return s
+}
+
+// TestGatePauseAfterWallStep: a pause until time.Now()+5s, read after the wall clock moved an
+// hour away from the gate's steady clock, lasts 5s on the gate's timeline: the gate goes on at
+// the policy's pace after it, neither stalling for the hour nor charging its limiter an hour
+// ahead (found by a review of the steady clock).
+func TestGatePauseAfterWallStep(t *testing.T) {
+	for _, step := range []time.Duration{0, time.Hour, -time.Hour} {
+		t.Run(step.String(), func(t *testing.T) {
+			f := clock.NewFake(t0)
+			clk := steadyLike{f, time.Now()}
+			g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), clk.Now()), clk)
+			callerNow := wallShifted(t, clk.Now(), step)
+			g.Pause(callerNow.Add(5 * time.Second))
+			w, err := g.enqueue(1, time.Time{})
+			require.NoError(t, err)
+			require.NotNil(t, w)
+			f.Advance(5 * time.Second)
+			require.True(t, isDone(w), "the pause is over and the limiter full: the waiter goes")
+			f.Advance(time.Second)
+			from, ok := g.TryTake(1)
+			at, _ := from.Time()
+			require.True(t, ok, "a second later the gate admits; it forecasts %v from now", at.Sub(clk.Now()))
+		})
+	}
 }
