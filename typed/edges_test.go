@@ -101,3 +101,23 @@ func (d *andDebitor[A, B]) Debit(at time.Time) (numerus.NextDebitable, bool) {
 	d.l, from, ok = d.l.Debit(at)
 	return from, ok
 }
+
+// TestCountSnapshotKeepsEmptyStart: every reader of a sliding counter's snapshot saves the same
+// words. An empty counter may name any window start (its counts are zero, so it does not matter);
+// the wide typed counter (a limit above 2^32) keeps no start and saved the window holding last,
+// where Policy saved the start as read (found by FuzzTypedSnapshot). Both now keep the former.
+func TestCountSnapshotKeepsEmptyStart(t *testing.T) {
+	for _, text := range []string{"count 5/24ns", "count 4294967296/24ns"} {
+		p := MustCompile(text)
+		s, err := p.StateOf([][]int64{{-24, 0, 0, 24}})
+		require.NoError(t, err)
+		require.Equal(t, [][]int64{{24, 0, 0, 24}}, p.Words(s), "%s: the window holding last", text)
+		snap, err := p.AppendSnapshot(nil, s)
+		require.NoError(t, err)
+		var c SlidingWindowCount
+		require.NoError(t, c.UnmarshalBinary(snap))
+		saved, err := c.MarshalBinary()
+		require.NoError(t, err)
+		require.Equal(t, snap, saved, text)
+	}
+}

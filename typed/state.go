@@ -149,10 +149,11 @@ func (lf *leaf) setWords(s *State, w []int64) error {
 	if len(w) != lf.k.nwords() {
 		return corruptf("%s state holds %d words", lf.k.algo(), len(w))
 	}
-	if inv := lf.restoreWords(w); inv != nil {
+	k, inv := lf.restoreWords(w)
+	if inv != nil {
 		return stateErr(inv)
 	}
-	copy(s.words(lf.off, len(w)), w)
+	lf.put(s, k)
 	return nil
 }
 

@@ -69,23 +69,25 @@ func restoreLog(p *kernel.LogPolicy, w []int64) (kernel.Log, *kernel.Invalid) {
 	return p.RestoreLog(w[0], w[1:])
 }
 
-// restoreWords validates the words of a fixed-size leaf against its policy: nil, or the kernel's
-// verdict on them.
-func (lf *leaf) restoreWords(w []int64) *kernel.Invalid {
+// restoreWords validates the words of a fixed-size leaf against its policy and returns the
+// kernel they hold, or the kernel's verdict on them. The kernel may differ from the words where
+// they do not matter (an empty counter's start), so that every reader keeps the same state.
+func (lf *leaf) restoreWords(w []int64) (kernels, *kernel.Invalid) {
+	var k kernels
 	var inv *kernel.Invalid
 	switch lf.k {
 	case kindGCRA:
-		_, inv = lf.gcra.RestoreGCRA(w[0], w[1], w[2])
+		k.gcra, inv = lf.gcra.RestoreGCRA(w[0], w[1], w[2])
 	case kindToken:
-		_, inv = lf.bucket.RestoreTokens(w[0], w[1])
+		k.tokens, inv = lf.bucket.RestoreTokens(w[0], w[1])
 	case kindLeaky:
-		_, inv = lf.bucket.RestoreLeaky(w[0], w[1])
+		k.leaky, inv = lf.bucket.RestoreLeaky(w[0], w[1])
 	case kindFinite:
-		_, inv = kernel.RestoreFinite(lf.size, w[0])
+		k.finite, inv = kernel.RestoreFinite(lf.size, w[0])
 	case kindWindow:
-		_, inv = lf.window.RestoreWindow(w[0], w[1], w[2])
+		k.window, inv = lf.window.RestoreWindow(w[0], w[1], w[2])
 	case kindCount:
-		_, inv = lf.window.RestoreCounter(w[0], w[1], w[2], w[3])
+		k.counter, inv = lf.window.RestoreCounter(w[0], w[1], w[2], w[3])
 	}
-	return inv
+	return k, inv
 }

@@ -103,8 +103,10 @@ func (p *WindowPolicy) RestoreCounter(start, prev, cur, last int64) (SlidingCoun
 	if inv := within("cur", cur, p.Limit); inv != nil {
 		return SlidingCounter{}, inv
 	}
-	if prev == 0 && cur == 0 {
-		return SlidingCounter{P: p, Start: start, Last: last}, nil
+	if prev == 0 && cur == 0 { // any start will do: it is made the window holding last, as a
+		// reader that keeps no start (a typed counter of a wide limit) makes it, so that every
+		// reader of a state saves the same words
+		return SlidingCounter{P: p, Start: p.start(last), Last: last}, nil
 	}
 	if start != p.start(last) {
 		return SlidingCounter{}, corrupt("start", "is not the window that holds last")
