@@ -162,7 +162,11 @@ func (c call) read(reply string) (keyed.Decision, error) {
 	}
 	var v [6]int64
 	for i := range v {
-		v[i] = int64(math.Float64frombits(binary.LittleEndian.Uint64([]byte(reply[8*i : 8*i+8]))))
+		f := math.Float64frombits(binary.LittleEndian.Uint64([]byte(reply[8*i : 8*i+8])))
+		if f != math.Trunc(f) || f < -1 || f > 1<<53 { // NaN, ±Inf, a fraction: not the script's
+			return keyed.Decision{}, fmt.Errorf("redisstore: %s %q: unexpected number %v in reply %q", c.name(), c.key, f, reply)
+		}
+		v[i] = int64(f)
 	}
 	base := c.base
 	if !c.caller {
