@@ -94,6 +94,8 @@ func TestSpecJSON(t *testing.T) {
 		`{"and":[{"limit":"10/s"},{"algo":"buckets","limit":"60/m","in":7}]}`:              "of[1].in",
 		`{"or":[{"limit":"10/s"}]}`:                                                        "of",
 		`{"and":["10/s","0/s"]}`:                                                           "of[1].count",
+		`{"and":[{"limit":"1/s"},{"algo":"nope","limit":"1/s"}]}`:                          "of[1].algo",
+		`{"and":[{"limit":"1/s"},{"and":["1/s","2/s"],"burst":2}]}`:                        "of[1].and",
 		`{"and":[{"limit":"1/s"},{"or":[{"limit":"1/s"},{"algo":"finite","limit":"0"}]}]}`: "of[1].of[1].count",
 	} {
 		err := json.Unmarshal([]byte(bad), &back)

@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// specDoc is the JSON object form of a Spec: of Spec children when it is written, of rawSpec
-// children, not yet validated, when readSpec reads it.
-type specDoc[S Spec | rawSpec] struct {
+// specDoc is the JSON object form of a Spec: of Spec children when it is written, of raw JSON
+// children, which readSpec reads one by one, knowing their paths, when it is read.
+type specDoc[S Spec | json.RawMessage] struct {
 	Algo  Algo   `json:"algo,omitempty"`
 	Limit string `json:"limit,omitempty"`
 	Burst int64  `json:"burst,omitempty"`
@@ -42,7 +42,7 @@ func (sp Spec) MarshalJSON() ([]byte, error) {
 // Parse validates the notation: a spec that Validate rejects is an error here, naming the
 // parameter, so that a configuration file's mistake shows when it is read.
 func (sp *Spec) UnmarshalJSON(data []byte) error {
-	parsed, err := readSpec(data)
+	parsed, err := readSpec(data, "")
 	if err == nil {
 		err = parsed.Validate() // once, at the root, so that an error names its path
 	}
@@ -53,9 +53,9 @@ func (sp *Spec) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// readSpec reads a spec from either JSON form, as written: its children are read by rawSpec,
-// which does not validate them one by one.
-func readSpec(data []byte) (Spec, error) {
+// readSpec reads the spec at path from either JSON form, as written: not validated, but for the
+// errors of its reading, which name the parameter by its path.
+func readSpec(data []byte, path string) (Spec, error) {
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '"' {
 		var text string
 		if err := json.Unmarshal(trimmed, &text); err != nil {
@@ -64,36 +64,30 @@ func readSpec(data []byte) (Spec, error) {
 		return parse(text)
 	}
 	if jsonDepth(data) > 2*maxDepth+1 { // each level of specs is an object holding an array
-		return Spec{}, paramError("", "of", "nests more than "+strconv.Itoa(maxDepth)+" levels")
+		return Spec{}, paramError(path, "of", "nests more than "+strconv.Itoa(maxDepth)+" levels")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var d specDoc[rawSpec]
+	var d specDoc[json.RawMessage]
 	if err := dec.Decode(&d); err != nil {
 		return Spec{}, err
 	}
 	if rest(data, dec) {
 		return Spec{}, errors.New("typed: data after the policy's JSON value")
 	}
-	return d.spec()
+	return readDoc(d, path)
 }
 
-// specs converts read children.
-func specs[S Spec | rawSpec](raw []S) []Spec {
+// readChildren reads the children of the inner node at path.
+func readChildren(raw []json.RawMessage, path string) ([]Spec, error) {
 	of := make([]Spec, len(raw))
 	for i, r := range raw {
-		of[i] = Spec(r)
+		var err error
+		if of[i], err = readSpec(r, path+"of["+strconv.Itoa(i)+"]."); err != nil {
+			return nil, err
+		}
 	}
-	return of
-}
-
-// rawSpec is a child spec as JSON holds it, read by readSpec.
-type rawSpec Spec
-
-func (r *rawSpec) UnmarshalJSON(data []byte) error {
-	sp, err := readSpec(data)
-	*r = rawSpec(sp)
-	return err
+	return of, nil
 }
 
 // jsonDepth returns how deeply the objects and arrays of the JSON text data nest, at most. It
@@ -117,23 +111,26 @@ func jsonDepth(data []byte) int {
 	return deepest
 }
 
-func (d specDoc[S]) spec() (Spec, error) {
+// readDoc reads the spec at path from its object form.
+func readDoc(d specDoc[json.RawMessage], path string) (Spec, error) {
 	switch {
 	case d.And != nil || d.Or != nil:
 		if d.And != nil && d.Or != nil || d.Algo != "" || d.Limit != "" || d.Burst != 0 || d.In != 0 {
-			return Spec{}, paramError("", "and", "an inner node holds only \"and\" or only \"or\"")
+			return Spec{}, paramError(path, "and", "an inner node holds only \"and\" or only \"or\"")
 		}
 		if d.And != nil {
-			return Spec{Algo: AlgoAnd, Of: specs(d.And)}, nil
+			of, err := readChildren(d.And, path)
+			return Spec{Algo: AlgoAnd, Of: of}, err
 		}
-		return Spec{Algo: AlgoOr, Of: specs(d.Or)}, nil
+		of, err := readChildren(d.Or, path)
+		return Spec{Algo: AlgoOr, Of: of}, err
 	}
 	algo := d.Algo
 	if algo == "" {
 		algo = AlgoGCRA
 	}
 	if algo.kind() == kindNone || algo.kind().inner() {
-		return Spec{}, paramError("", "algo", "must be one of gcra, token, leaky, finite, window, sliding, buckets, count; got "+string(d.Algo))
+		return Spec{}, paramError(path, "algo", "must be one of gcra, token, leaky, finite, window, sliding, buckets, count; got "+string(d.Algo))
 	}
 	p := parser{}
 	toks, err := lex(d.Limit)
