@@ -39,6 +39,13 @@
 // milliseconds, and the bubble fails if a goroutine outlives it. Waits and gates block on
 // channels and timers, which synctest counts as durably blocking.
 //
+// A Gate reads the wall clock once, when it is made, and after that only the monotonic clock, so
+// its instants never step back and a wall clock set back (by NTP, by hand, by a restored VM)
+// does not hold its takes for the length of the step; Pause reads the caller's instant by its
+// monotonic reading. Wait reads time.Now at each call, so a wall clock set back between two Waits
+// on one limiter holds the second for the step: share a long-lived limiter through a Gate. Both
+// debit each admission at the turn their timer was set for (see Performance).
+//
 // # Concurrency
 //
 // A Gate is safe for concurrent use and must not be copied. Wait, Drain and DrainChan start no
