@@ -210,3 +210,21 @@ func TestReadRejectsOddNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTakesTheBoundsOfItsNumbers: -1 (never) and 2^53 (the last whole number a Lua number
+// holds exactly) are numbers a reply may carry, at every place.
+func TestReadTakesTheBoundsOfItsNumbers(t *testing.T) {
+	good := [6]float64{1, 4, 5, 1e6, 2e6, 1e6}
+	for _, edge := range []float64{-1, 1 << 53} {
+		for i := range good {
+			v := good
+			v[i] = edge
+			var b []byte
+			for _, x := range v {
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+			}
+			_, err := call{op: opAcquire, key: "k"}.read(string(b))
+			require.NoError(t, err, "%v at %d", edge, i)
+		}
+	}
+}

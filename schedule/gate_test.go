@@ -490,3 +490,51 @@ func TestGatePauseAfterWallStep(t *testing.T) {
 		})
 	}
 }
+
+// TestGateFaultyRefusalAtTheTurnIsNever: a limiter that, at the turn a waiter's timer was armed
+// for, refuses with that very instant is not spun on: the waiter fails with ErrNever.
+func TestGateFaultyRefusalAtTheTurnIsNever(t *testing.T) {
+	f := clock.NewFake(t0)
+	l := newShifty(t0.Add(100 * time.Millisecond))
+	g := newGate(l, f)
+	w, err := g.enqueue(1, time.Time{})
+	require.NoError(t, err)
+	*l.open, *l.lag, *l.calls = t0.Add(time.Hour), 0, 0 // stuck from now on
+	f.Set(t0.Add(100 * time.Millisecond))
+	require.True(t, isDone(w))
+	require.ErrorIs(t, w.err, ErrNever)
+	assert.Equal(t, 1, *l.calls, "one debit, at the turn")
+}
+
+// TestGateCatchUpOnALooseLimiterIsBounded: a timer that fires late, on a limiter that answers a
+// nanosecond after each refused instant, is not walked forward a nanosecond at a time from its
+// turn: after MaxSearch refusals the gate asks at now, and admits there.
+func TestGateCatchUpOnALooseLimiterIsBounded(t *testing.T) {
+	f := clock.NewFake(t0)
+	l := newShifty(t0.Add(100 * time.Millisecond))
+	g := newGate(l, lateClock{f, 100 * time.Millisecond})
+	w, err := g.enqueue(1, time.Time{})
+	require.NoError(t, err)
+	*l.open, *l.lag, *l.calls = t0.Add(100*time.Millisecond+time.Microsecond), time.Nanosecond, 0
+	f.Set(t0.Add(200 * time.Millisecond)) // the timer for 100ms, 100ms late
+	require.True(t, isDone(w))
+	require.NoError(t, w.err)
+	assert.LessOrEqual(t, *l.calls, numerus.MaxSearch+2, "debits")
+	assert.True(t, l.admitted.Equal(t0.Add(200*time.Millisecond)), "admitted at now: %v", *l.admitted)
+}
+
+// TestGateCatchesUpMoreThanMaxSearchWaiters: the MaxSearch bound on refusals counts per waiter:
+// a timer that fires after the turns of more than MaxSearch waiters passed admits each at its own
+// turn, the last as well as the first.
+func TestGateCatchesUpMoreThanMaxSearchWaiters(t *testing.T) {
+	f := clock.NewFake(t0)
+	n := numerus.MaxSearch + 3
+	late := time.Duration(n+1) * 100 * time.Millisecond
+	g, ws := lateQueue(t, lateClock{f, late}, n)
+	f.Set(t0.Add(100*time.Millisecond + late)) // every turn, the last at n×100ms, has passed
+	for i, w := range ws {
+		require.True(t, isDone(w), "waiter %d of %d", i, n)
+	}
+	from, ok := g.TryTake(1)
+	require.True(t, ok, "the last waiter was charged at its turn, %v before now: %v", late-time.Duration(n)*100*time.Millisecond, from)
+}

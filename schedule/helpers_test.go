@@ -57,3 +57,40 @@ func (c lateClock) NewTimer(d time.Duration) clock.Timer { return c.Fake.NewTime
 func (c lateClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	return c.Fake.AfterFunc(d+c.late, f)
 }
+
+// shifty is a faulty limiter, steered by the test through its pointers: it admits every debit at
+// or after *open and refuses those before, answering *open (tight) while *lag is negative, and
+// at + *lag once it is set: the instant asked for 0 (stuck), a nanosecond later for 1ns (not
+// tight at its answers). It counts its debits in *calls, records the instant of its last
+// admission in *admitted, and admits anything from its 1000th debit on, so that a caller that
+// spins on it ends.
+type shifty struct {
+	open     *time.Time
+	lag      *time.Duration
+	calls    *int
+	admitted *time.Time
+}
+
+func newShifty(open time.Time) shifty {
+	lag := time.Duration(-1)
+	return shifty{&open, &lag, new(int), new(time.Time)}
+}
+
+func (s shifty) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {
+	return s.DebitN(at, 1)
+}
+
+func (s shifty) DebitN(at time.Time, _ int64) (numerus.Limiter, numerus.NextDebitable, bool) {
+	if *s.calls++; !at.Before(*s.open) || *s.calls >= 1000 {
+		*s.admitted = at
+		return s, numerus.DebitableFrom(at), true
+	}
+	if *s.lag < 0 {
+		return s, numerus.DebitableFrom(*s.open), false
+	}
+	return s, numerus.DebitableFrom(at.Add(*s.lag)), false
+}
+
+func (shifty) Status(time.Time) numerus.Status { return numerus.Status{Limit: 1} }
+
+func (shifty) String() string { return "shifty" }

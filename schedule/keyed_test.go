@@ -154,3 +154,11 @@ type faulty struct{ failing }
 func (faulty) Acquire(context.Context, keyed.Request) (keyed.Decision, error) {
 	return keyed.Decision{RetryAfter: keyed.WaitFor(0)}, nil
 }
+
+// TestAcquireZeroLimiterIsNotNever: the zero keyed Limiter's error is not a cost above the
+// capacity, so it does not match ErrNever.
+func TestAcquireZeroLimiterIsNotNever(t *testing.T) {
+	_, err := Acquire(context.Background(), keyed.Limiter[string]{}, "a", 1)
+	require.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	require.NotErrorIs(t, err, ErrNever)
+}

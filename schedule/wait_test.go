@@ -222,3 +222,32 @@ func TestWaitLatenessDoesNotAccumulate(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitLooseLimiterAtItsTurnRetriesAtNow: a Wait woken late, whose limiter refuses at the turn
+// it slept for with an instant that has passed (a limiter not tight at its answers), asks again at
+// now, and is admitted there, rather than failing or walking the past.
+func TestWaitLooseLimiterAtItsTurnRetriesAtNow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := clock.NewFake(t0)
+		l := newShifty(t0.Add(100 * time.Millisecond))
+		done := make(chan error, 1)
+		go func() {
+			_, err := wait(t.Context(), lateClock{f, 10 * time.Millisecond}, l, 1)
+			done <- err
+		}()
+		synctest.Wait()
+		at, ok := f.Next()
+		require.True(t, ok, "asleep")
+		require.True(t, at.Equal(t0.Add(110*time.Millisecond)), "its timer fires 10ms late: %v", at)
+		*l.open, *l.lag = t0.Add(100*time.Millisecond+3*time.Nanosecond), time.Nanosecond
+		f.Set(at)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		default:
+			t.Fatal("not admitted at its wake-up")
+		}
+		assert.True(t, l.admitted.Equal(at), "admitted at now: %v", *l.admitted)
+	})
+}

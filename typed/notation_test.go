@@ -129,3 +129,13 @@ func TestNotationRoundTrip(t *testing.T) {
 		require.True(t, sp.Equal(back), "%s read back as %s", sp, back)
 	})
 }
+
+// TestParseErrorGivesTheZeroSpec: a text that parses but does not validate gives the zero Spec
+// beside its error, not the spec as written.
+func TestParseErrorGivesTheZeroSpec(t *testing.T) {
+	for _, text := range []string{"0/s", "1/s & window 0/s", "1/s &"} {
+		sp, err := Parse(text)
+		require.Error(t, err, text)
+		assert.Equal(t, Spec{}, sp, text)
+	}
+}

@@ -140,3 +140,19 @@ func TestSpecJSONDepth(t *testing.T) {
 	require.NotContains(t, err.Error(), "nests", "brackets inside a string do not nest")
 	require.NoError(t, json.Unmarshal([]byte(`{"or":["10/s", {"and":["5/h", "window 9/d"]}]}`), &sp))
 }
+
+// TestSpecJSONNamesDeepReadingErrors: an error of reading (not of Validate) two levels down, under
+// an "or" inside an "and", names the full path of the parameter, each level's prefix kept.
+func TestSpecJSONNamesDeepReadingErrors(t *testing.T) {
+	for bad, param := range map[string]string{
+		`{"and":[{"limit":"1/s"},{"or":[{"limit":"1/s"},{"algo":"nope","limit":"1/s"}]}]}`:      "of[1].of[1].algo",
+		`{"or":[{"limit":"1/s"},{"and":[{"limit":"1/s"},{"or":["1/s","2/s"],"limit":"1/s"}]}]}`: "of[1].of[1].and",
+		`{"or":[{"limit":"1/s"},{"algo":"nope","limit":"1/s"}]}`:                                "of[1].algo",
+	} {
+		var back Spec
+		err := json.Unmarshal([]byte(bad), &back)
+		var pe *numerus.ParamError
+		require.ErrorAs(t, err, &pe, bad)
+		assert.Equal(t, param, pe.Param, bad)
+	}
+}

@@ -242,3 +242,15 @@ func TestAnswersAreTight(t *testing.T) {
 		require.False(t, ok, "%s: admitted before its answer %v", p, when)
 	})
 }
+
+// TestPlannedAndOfFourGCRAs: an And of four GCRA leaves is planned, but not on the straight-line
+// path of two or three (which has room for three), and debits like the root: every leaf, the
+// third too.
+func TestPlannedAndOfFourGCRAs(t *testing.T) {
+	g := leafGen(AlgoGCRA)
+	four, err := FromSpec[And[And[GCRA, GCRA], And[GCRA, GCRA]]](MustParse(t, "(1/s & 2/s) & (3/s & 4/s)"))
+	require.NoError(t, err)
+	require.NotNil(t, four.p, "planned")
+	checkLikeRoot[And[And[GCRA, GCRA], And[GCRA, GCRA]]](t, pair(AlgoAnd, pair(AlgoAnd, g, g), pair(AlgoAnd, g, g)))
+	require.Nil(t, four.p.gcra, "four leaves: the loop, not the straight line")
+}
