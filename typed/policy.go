@@ -21,11 +21,12 @@ type compiled struct {
 	text   string
 	nodes  []node
 	leaves []leaf
-	words  int   // state words used, inline and beyond
-	logs   int   // log leaves
-	ext    bool  // whether a State needs its extra block
-	and    bool  // whether the tree holds an And, which may undo what its children wrote
-	single *leaf // the leaf of a policy of one leaf kept inline, else nil
+	words  int                // state words used, inline and beyond
+	logs   int                // log leaves
+	ext    bool               // whether a State needs its extra block
+	and    bool               // whether the tree holds an And, which may undo what its children wrote
+	single *leaf              // the leaf of a policy of one leaf kept inline, else nil
+	gcra   *kernel.GCRAPolicy // the single leaf's policy if it is a GCRA, the commonest
 	sum    uint32
 }
 
@@ -47,6 +48,9 @@ func Compile(sp Spec) (Policy, error) {
 	c.add(c.spec)
 	if len(c.leaves) == 1 && !c.ext {
 		c.single = &c.leaves[0]
+		if c.single.k == kindGCRA {
+			c.gcra = c.single.gcra
+		}
 	}
 	return Policy{c}, nil
 }

@@ -14,12 +14,15 @@ func (lf *leaf) debitFirst(w *[inlineWords]int64, at, cost int64, keep bool) (in
 	switch lf.k {
 	case kindGCRA:
 		k := loadGCRA(lf.gcra, w[:3])
-		next, from, ok := k.Debit(at, cost)
-		if ok && keep {
-			k = next
+		if !keep {
+			_, from, ok := k.Debit(at, cost)
+			return from, ok, k.Status(at)
+		}
+		k, from, ok, st := k.DebitStatus(at, cost) // the common case: one pass, one division
+		if ok {
 			putGCRA(w[:3], k)
 		}
-		return from, ok, k.Status(at)
+		return from, ok, st
 	case kindToken:
 		k := loadTokens(lf.bucket, w[:2])
 		next, from, ok := k.Debit(at, cost)

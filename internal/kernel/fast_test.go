@@ -339,3 +339,68 @@ func TestSlidingCounterFastAtLimit(t *testing.T) {
 		t.Fatalf("fast path at 12 over the limit: %d %v, want %d refused", from, v, want)
 	}
 }
+
+// TestGCRADebitStatus checks that DebitStatus answers exactly as Debit followed by Status of the
+// GCRA it leaves, from every state a timeline reaches: rates of whole and fractional nanoseconds
+// per token, instants in order, backwards, equal and near both ends of the range, costs from 1 to
+// beyond the burst. It fails too if either of its two fast paths never decided.
+func TestGCRADebitStatus(t *testing.T) {
+	var whole, frac int
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.OneOf(rapid.Just(int64(1)), rapid.Int64Range(1, 1000), rapid.Int64Range(1, 1<<40)).Draw(t, "n")
+		per := rapid.OneOf(rapid.Int64Range(1, 1e6), rapid.Int64Range(1, 1e15)).Draw(t, "per")
+		rate := NewRate(n, per)
+		burst := rapid.Int64Range(1, 100).Draw(t, "burst")
+		if !rate.FitsBurst(burst) {
+			t.Skip("the policy does not fit")
+		}
+		p := NewGCRA(rate, burst)
+		g := p.Fresh()
+		at := rapid.OneOf(rapid.Int64Range(-1e9, 1e9), rapid.Just(p.fracs), rapid.Just(p.below),
+			rapid.Just(MinInstant), rapid.Int64Range(MaxInstant-1e12, MaxInstant)).Draw(t, "start")
+		for i := range 60 {
+			switch rapid.IntRange(0, 5).Draw(t, "move") {
+			case 0:
+				at = SubSat(at, rapid.Int64Range(0, rate.P).Draw(t, "back"))
+			case 1: // stay
+			default:
+				at = AddSat(at, rapid.Int64Range(0, 2*rate.P/rate.N+1).Draw(t, "step"))
+			}
+			cost := rapid.OneOf(rapid.Just(int64(1)), rapid.Int64Range(1, burst+1)).Draw(t, "cost")
+			next, from, ok, st := g.DebitStatus(at, cost)
+			want, wantFrom, wantOK := g.Debit(at, cost)
+			if !wantOK {
+				want = g
+			}
+			if next != want || from != wantFrom || ok != wantOK || st != want.Status(at) {
+				t.Fatalf("debit %d of %d at %d from %+v:\nDebitStatus: %+v %d %v %+v\nDebit, Status: %+v %d %v %+v",
+					i, cost, at, g, next, from, ok, st, want, wantFrom, wantOK, want.Status(at))
+			}
+			switch {
+			case at < g.Last || cost > burst:
+			case at < p.below:
+				whole++
+			case at < p.fracs && cost == 1:
+				frac++
+			}
+			g = next
+		}
+	})
+	if whole == 0 || frac == 0 {
+		t.Fatalf("the fast paths decided %d (whole) and %d (fractional) debits", whole, frac)
+	}
+}
+
+// TestGCRAFracsEdge pins where DebitStatus's fractional path ends: two steps of the tolerance
+// and three nanoseconds before MaxInstant, for a tolerance of at most MaxInstant/4.
+func TestGCRAFracsEdge(t *testing.T) {
+	p := NewGCRA(NewRate(3, 1000), 5)
+	if span := p.limit / 3; p.fracs != MaxInstant-2*span-3 || p.step != (Frac{Q: 333, R: 1}) {
+		t.Fatalf("fracs = %d, step = %+v", p.fracs, p.step)
+	}
+	for _, q := range []*GCRAPolicy{NewGCRA(NewRate(1, 1000), 5), NewGCRA(NewRate(3, 7<<60), 1)} {
+		if q.fracs != MinInstant {
+			t.Fatalf("%+v: fracs = %d, want none", q.Rate, q.fracs)
+		}
+	}
+}

@@ -6,13 +6,20 @@ type GCRAPolicy struct {
 	Burst int64
 	limit int64 // Burst·P: the tolerance, scaled by N
 	below int64 // debits at instants below it take the fast path; MinInstant if none can
+	step  Frac  // P/N: one token's emission interval, for DebitStatus
+	fracs int64 // like below, for DebitStatus of one token at a fractional rate (N > 1)
 }
 
 // NewGCRA returns the policy; the caller has checked rate.FitsBurst(burst) and burst ≥ 1.
 func NewGCRA(rate Rate, burst int64) *GCRAPolicy {
-	p := &GCRAPolicy{Rate: rate, Burst: burst, limit: burst * rate.P, below: MinInstant}
-	if rate.N == 1 && p.limit <= MaxInstant/4 { // whole ns per token: the TAT has no fraction
+	p := &GCRAPolicy{Rate: rate, Burst: burst, limit: burst * rate.P, below: MinInstant,
+		step: Frac{Q: rate.P / rate.N, R: rate.P % rate.N}, fracs: MinInstant}
+	switch span := p.limit / rate.N; {
+	case span > MaxInstant/4:
+	case rate.N == 1: // whole ns per token: the TAT has no fraction
 		p.below = MaxInstant - 2*p.limit + 1 // so that at + 2·limit cannot overflow in Fast
+	default: // the TAT lies at most span+1 ns ahead of at, and one step at most span more
+		p.fracs = MaxInstant - 2*span - 3
 	}
 	return p
 }
@@ -81,6 +88,47 @@ func (g GCRA) debit(at, cost int64) (GCRA, int64, bool) {
 		return g, Until(at, ceilDiv(over, p.Rate.N)), false
 	}
 	return GCRA{P: p, TAT: arrival(at, debt+need, p.Rate.N), Last: at}, at, true
+}
+
+// DebitStatus is Debit(at, cost) followed by Status(at) of the GCRA it leaves (the receiver when
+// refused), in one pass: what a store answers on every check. Its common cases share the debt
+// between the two and divide once, for the tokens remaining (twice when refused, for the wait
+// too): a cost the burst holds at an instant not before Last and far from MaxInstant, with a whole
+// number of nanoseconds per token (below p.below), or a cost of one token at a fractional rate
+// (below p.fracs), whose TAT moves on by the step P/N, carrying its fraction, with no division.
+// The rest take Debit and Status.
+func (g GCRA) DebitStatus(at, cost int64) (GCRA, int64, bool, Status) {
+	p := g.P
+	if p == nil || at < g.Last || uint64(cost-1) >= uint64(p.Burst) || at >= p.below && (at >= p.fracs || cost != 1) {
+		return g.debitStatus(at, cost)
+	}
+	n, tat, debt := p.Rate.N, g.TAT, int64(0)
+	if tat.after(at) { // N = 1 below p.below: tat.R is 0, and the TAT at most limit ahead
+		debt = (tat.Q-at)*n + tat.R
+	} else {
+		tat = Frac{Q: at}
+	}
+	need := cost * p.Rate.P
+	if over := debt + need - p.limit; over > 0 {
+		return g, at + ceilDiv(over, n), false, Status{Limit: p.Burst,
+			Remaining: p.Burst - ceilDiv(debt, p.Rate.P), Full: tat.ceil()}
+	}
+	if n == 1 {
+		tat.Q += need
+	} else if tat.Q, tat.R = tat.Q+p.step.Q, tat.R+p.step.R; tat.R >= n { // cost is 1
+		tat.Q, tat.R = tat.Q+1, tat.R-n
+	}
+	g.TAT, g.Last = tat, at
+	return g, at, true, Status{Limit: p.Burst, Remaining: p.Burst - ceilDiv(debt+need, p.Rate.P), Full: tat.ceil()}
+}
+
+// debitStatus is DebitStatus for every case.
+func (g GCRA) debitStatus(at, cost int64) (GCRA, int64, bool, Status) {
+	next, from, ok := g.Debit(at, cost)
+	if ok {
+		g = next
+	}
+	return g, from, ok, g.Status(at)
 }
 
 // arrival returns the instant at + s/n (s ≥ 0) as a Frac.

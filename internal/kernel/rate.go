@@ -71,3 +71,11 @@ type Frac struct{ R, Q int64 }
 
 // after reports whether f lies strictly after the whole instant at.
 func (f Frac) after(at int64) bool { return f.Q > at || (f.Q == at && f.R > 0) }
+
+// ceil returns the first whole instant not before f, for f.Q below MaxInstant.
+func (f Frac) ceil() int64 {
+	if f.R > 0 {
+		return f.Q + 1
+	}
+	return f.Q
+}
