@@ -78,9 +78,9 @@ func (w Wait) String() string {
 // for typed.Never, zero if t is not after at.
 func waitUntil(t, at int64) Wait {
 	if t == typed.Never {
-		return Never()
+		return Wait{}
 	}
-	return WaitFor(time.Duration(t - at))
+	return Wait{d: time.Duration(max(t-at, 0)), finite: true}
 }
 
 // SetOutcome makes d the Decision of what typed.Policy.DebitIn or PeekIn reported at at
@@ -97,15 +97,11 @@ func waitUntil(t, at int64) Wait {
 // and its Peek likewise with PeekIn. SetOutcome writes the fields of d one by one: a Decision
 // built and returned as a value goes through a copy that costs Go more than the decision itself.
 func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
-	d.Allowed = ok
-	d.Remaining = max(o.Remaining, 0)
-	d.Limit = o.Limit
-	d.ResetAfter = waitUntil(o.Full, at)
 	if ok {
-		d.RetryAfter = WaitFor(0)
-	} else {
-		d.RetryAfter = waitUntil(o.Retry, at)
+		o.Retry = at // the Outcome's is at already; this lets the compiler know it
 	}
+	d.Allowed, d.Remaining, d.Limit = ok, max(o.Remaining, 0), o.Limit
+	d.ResetAfter, d.RetryAfter = waitUntil(o.Full, at), waitUntil(o.Retry, at)
 }
 
 // Debit takes cost tokens at at from a subject in state s under p, all or nothing, and returns

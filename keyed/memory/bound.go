@@ -32,7 +32,17 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 	s := b.s
 	ns, own := s.at(at)
 	h := mix(b.hash, maphash.String(s.seed, subject))
-	return s.shard(h).acquire(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, cost, s.grace, own)
+	sh := s.shard(h)
+	if e := sh.table().candidate(h); e != nil {
+		e.mu.Lock()
+		if !e.dead && e.subject == subject && e.prefix == b.prefix && e.policy == b.p {
+			o, ok := b.p.DebitIn(&e.state, ns, cost)
+			e.mu.Unlock()
+			return o, ok, ns
+		}
+		e.mu.Unlock()
+	}
+	return sh.acquireLocked(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, cost, s.grace, own)
 }
 
 // Peek reports whether subject could take one token.

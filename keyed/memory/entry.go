@@ -4,31 +4,70 @@ import (
 	"math"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/numerus-closus/numerus/typed"
 )
 
-// entry is one subject below full, or full for less than the grace. Its hash and key never
+// entry is one subject below full, or full for less than the grace. Its key and hash never
 // change; its lock guards the rest but pos, which the shard's lock guards.
 //
-// A check reads the first 32 bytes (the key's header, the policy, dead) and writes the next 32
-// (the lock, and the first three words of the state, all that GCRA, token and leaky buckets,
-// finite buckets and fixed windows use). Entries take 160 bytes, so each starts on a cache line
-// or halfway into one: either way the bytes a check writes lie in one line, and the bytes it
-// reads in that line or the one before. Checks of one subject from two processors thus move
-// one line between them, and checks of the next entry touch none of it.
+// Entries take 192 bytes, a size class whose objects start on a cache line, and a check touches
+// two lines of its entry: it reads the first (the key, whose subject lies in it when it is no
+// longer than inlineSubject bytes) and writes the second (the lock, the policy the state was
+// written under, and the first five words of the state, all that every algorithm but the sliding
+// log and the bucketed window uses). A key held in the entry costs no third line, as a key of its
+// own would.
 type entry struct {
-	key    string
-	policy typed.Policy // the policy the state was written under
-	dead   bool         // dropped: a check that finds it asks the shard again
-	pos    int32        // index in the shard's entries
-	mu     sync.Mutex
-	state  typed.State
-	hash   uint64
+	subject string // in inline when it fits
+	prefix  string // the framed namespace: a bound's own string, when a bound check made the entry
+	hash    uint64
+	inline  [inlineSubject]byte
+	policy  typed.Policy // the policy the state was written under
+	mu      sync.Mutex
+	dead    bool  // dropped: a check that finds it asks the shard again
+	pos     int32 // index in the shard's entries
+	state   typed.State
+}
+
+// inlineSubject is the longest subject an entry holds in its own bytes: IPv4 addresses, most
+// account and user numbers. Longer ones take an allocation of their own.
+const inlineSubject = 24
+
+// newEntry returns the entry of key k, whose hash is h, holding state under p.
+func newEntry(h uint64, k *key, p typed.Policy, state typed.State) *entry {
+	e := &entry{hash: h, policy: p, state: state}
+	switch {
+	case k.bytes == nil:
+		e.prefix = k.prefix // the bound's: matched by address from then on
+		e.subject = hold(e, k.subject)
+	case len(k.bytes)-k.n <= inlineSubject:
+		e.prefix = string(k.bytes[:k.n])
+		e.subject = hold(e, k.bytes[k.n:])
+	default: // one allocation for the whole key
+		whole := string(k.bytes)
+		e.prefix, e.subject = whole[:k.n], whole[k.n:]
+	}
+	return e
+}
+
+// hold returns a copy of s, in e's own bytes if it fits them: never the caller's memory, which
+// might be reused, or pin a larger buffer that s is a part of. The bytes are written once, before
+// the entry is shared, and never again.
+func hold[S string | []byte](e *entry, s S) string {
+	b := e.inline[:]
+	switch {
+	case len(s) == 0:
+		return ""
+	case len(s) > len(b):
+		b = make([]byte, len(s))
+	}
+	n := copy(b, s)
+	return unsafe.String(&b[0], n)
 }
 
 // is reports whether e is the live entry of key. The caller holds e.mu.
-func (e *entry) is(k *key) bool { return !e.dead && k.matches(e.key) }
+func (e *entry) is(k *key) bool { return !e.dead && k.matches(e) }
 
 // debit takes cost tokens under p at at, all or nothing, from the entry's state carried over to p
 // if it was written under another policy. The caller holds e.mu.

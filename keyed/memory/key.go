@@ -5,36 +5,34 @@ import (
 	"math/bits"
 )
 
-// key is a store key: bytes, as a Request carries it, or else prefix+subject, as a bound
-// limiter's check carries it without framing it.
+// key is a store key, split after its framed namespace (see prefixLen): a bound limiter's check
+// carries the namespace and the subject as they are, a Request the bytes of the whole key, split
+// at n. A key and an entry match when both parts do: the split is a function of the whole key,
+// so that is when the whole keys do.
 type key struct {
-	bytes   []byte
-	prefix  string
-	subject string
+	bytes   []byte // a Request's key, nil for a bound check's
+	n       int    // the length of the framed namespace in bytes
+	prefix  string // a bound check's namespace, framed
+	subject string // a bound check's subject
 }
 
-// matches reports whether k is the key s.
-func (k *key) matches(s string) bool {
+// requestKey returns the key of a Request's bytes.
+func requestKey(b []byte) key { return key{bytes: b, n: prefixLen(b)} }
+
+// matches reports whether k is the key of e. The namespace of an entry that a bound check made
+// is the bound's own string, so a bound check compares its namespace by address alone.
+func (k *key) matches(e *entry) bool {
 	if k.bytes != nil {
-		return s == string(k.bytes)
+		return string(k.bytes[k.n:]) == e.subject && string(k.bytes[:k.n]) == e.prefix
 	}
-	n := len(k.prefix)
-	return len(s) == n+len(k.subject) && s[:n] == k.prefix && s[n:] == k.subject
+	return k.subject == e.subject && k.prefix == e.prefix
 }
 
-// String returns the key, for an entry to keep: a copy, never the caller's buffer.
-func (k *key) String() string {
-	if k.bytes != nil {
-		return string(k.bytes)
-	}
-	return k.prefix + k.subject
-}
-
-// hash returns the hash of the key b: the hashes of its framed namespace and of the rest, mixed,
-// so that a bound limiter hashes its namespace once (see [Store.Bind]) and the subject on each
-// check. A key that is not framed hashes as an empty namespace and the whole key.
-func hash(seed maphash.Seed, b []byte) uint64 {
-	n := prefixLen(b)
+// hash returns the hash of the key b, whose framed namespace is n bytes long: the hashes of the
+// namespace and of the rest, mixed, so that a bound limiter hashes its namespace once (see
+// [Store.Bind]) and the subject on each check. A key that is not framed (n = 0) hashes as an
+// empty namespace and the whole key.
+func hash(seed maphash.Seed, b []byte, n int) uint64 {
 	return mix(maphash.Bytes(seed, b[:n]), maphash.Bytes(seed, b[n:]))
 }
 

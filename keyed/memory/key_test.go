@@ -3,8 +3,10 @@ package memory
 import (
 	"hash/maphash"
 	"testing"
+	"unsafe"
 
 	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/typed"
 	"pgregory.net/rapid"
 )
 
@@ -25,15 +27,19 @@ func TestKeySplits(t *testing.T) {
 			t.Fatalf("prefix %q does not split whole", prefix)
 		}
 		bound := key{prefix: prefix, subject: subject}
-		bytes := key{bytes: framed}
-		if h := mix(maphash.String(seed, prefix), maphash.String(seed, subject)); h != hash(seed, framed) {
+		bytes := requestKey(framed)
+		if h := mix(maphash.String(seed, prefix), maphash.String(seed, subject)); h != hash(seed, framed, bytes.n) {
 			t.Fatalf("key %q hashes apart bound and framed", framed)
 		}
-		if !bound.matches(bytes.String()) || !bytes.matches(bound.String()) || bound.String() != string(framed) {
-			t.Fatalf("key %q: bound and framed keys differ", framed)
+		for _, k := range []*key{&bound, &bytes} {
+			e := newEntry(0, k, typed.Policy{}, typed.State{})
+			if !bound.matches(e) || !bytes.matches(e) || e.prefix+e.subject != string(framed) {
+				t.Fatalf("key %q: bound and framed keys differ", framed)
+			}
 		}
 		other := rapid.StringOf(rapid.RuneFrom([]rune{'0', '3', ':', 'b'})).Draw(t, "other")
-		if bound.matches(prefix+other) != (other == subject) {
+		e := newEntry(0, &key{prefix: prefix, subject: other}, typed.Policy{}, typed.State{})
+		if bound.matches(e) != (other == subject) || bytes.matches(e) != (other == subject) {
 			t.Fatalf("key %q matches %q", framed, prefix+other)
 		}
 		raw := []byte(subject)
@@ -48,13 +54,38 @@ func TestKeySplits(t *testing.T) {
 func TestHashAsymmetric(t *testing.T) {
 	seed := maphash.MakeSeed()
 	for _, pair := range [][2]string{{"1:a:1:b:", "1:b:1:a:"}, {"3:api:1:x:", "1:x:3:api:"}} {
-		if hash(seed, []byte(pair[0])) == hash(seed, []byte(pair[1])) {
+		if hashOf(seed, pair[0]) == hashOf(seed, pair[1]) {
 			t.Errorf("%q and %q hash alike", pair[0], pair[1])
 		}
 	}
 	for _, k := range []string{"1:a:1:a:", "9:ratelimit:9:ratelimit:", "3:api:3:api:"} {
-		if hash(seed, []byte(k)) == 0 {
+		if hashOf(seed, k) == 0 {
 			t.Errorf("%q hashes to 0", k)
+		}
+	}
+}
+
+func hashOf(seed maphash.Seed, k string) uint64 { return hash(seed, []byte(k), prefixLen(k)) }
+
+// TestEntryHoldsACopy: an entry's key is a copy, in its own bytes or not, never the memory of
+// the key it was made from, which its caller may reuse.
+func TestEntryHoldsACopy(t *testing.T) {
+	for _, subject := range []string{"", "s", "subject:1234567890123456", "subject:12345678901234567"} {
+		buf := keyed.AppendFramed(nil, "ns", []byte(subject))
+		sub := []byte(subject)
+		k := requestKey(buf)
+		fromBytes := newEntry(0, &k, typed.Policy{}, typed.State{})
+		fromBound := newEntry(0, &key{prefix: "2:ns:", subject: string(sub)}, typed.Policy{}, typed.State{})
+		for i := range buf {
+			buf[i] = 'x'
+		}
+		for _, e := range []*entry{fromBytes, fromBound} {
+			if e.prefix != "2:ns:" || e.subject != subject {
+				t.Errorf("subject %q: the entry holds %q %q", subject, e.prefix, e.subject)
+			}
+			if inline := len(subject) > 0 && len(subject) <= inlineSubject; inline != (unsafe.StringData(e.subject) == &e.inline[0]) {
+				t.Errorf("subject %q: held inline %v, want %v", subject, !inline, inline)
+			}
 		}
 	}
 }

@@ -39,22 +39,28 @@ func (sh *shard) table() *table { return sh.index.Load() }
 // decided at: at, or later for a reading of the store's clock (own) that found no entry (see
 // since).
 func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost, grace int64, own bool) (typed.Outcome, bool, int64) {
-	if e := sh.table().candidate(h); e != nil {
-		e.mu.Lock()
-		if e.is(k) {
-			var o typed.Outcome
-			var ok bool
-			if e.policy == p { // the common case, one call less: e.debit's first
-				o, ok = p.DebitIn(&e.state, at, cost)
-			} else {
-				o, ok = e.debit(p, at, cost)
-			}
-			e.mu.Unlock()
-			return o, ok, at
-		}
+	if e := sh.held(h, k, p); e != nil {
+		o, ok := p.DebitIn(&e.state, at, cost)
 		e.mu.Unlock()
+		return o, ok, at
 	}
 	return sh.acquireLocked(h, k, p, at, cost, grace, own)
+}
+
+// held returns the entry of key, whose hash is h, locked, if the index holds it and its state was
+// written under p: the common case, which needs no lock but the entry's. Otherwise it returns nil,
+// and the caller asks again under the shard's lock.
+func (sh *shard) held(h uint64, k *key, p typed.Policy) *entry {
+	e := sh.table().candidate(h)
+	if e == nil {
+		return nil
+	}
+	e.mu.Lock()
+	if !e.is(k) || e.policy != p {
+		e.mu.Unlock()
+		return nil
+	}
+	return e
 }
 
 // acquireLocked is acquire under the shard's lock, at the instant since returns: from the entry
@@ -73,7 +79,7 @@ func (sh *shard) acquireLocked(h uint64, k *key, p typed.Policy, at, cost, grace
 	o, ok := p.DebitIn(&state, at, cost)
 	if ok {
 		sh.sweep(at, grace, handChecks, own)
-		sh.insert(&entry{hash: h, key: k.String(), policy: p, state: state})
+		sh.insert(newEntry(h, k, p, state))
 	}
 	return o, ok, at
 }

@@ -91,8 +91,9 @@ func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, e
 		return keyed.Decision{}, err
 	}
 	at, own := s.at(r.At)
-	h := hash(s.seed, r.Key)
-	o, ok, at := s.shard(h).acquire(h, &key{bytes: r.Key}, r.Policy, at, r.Cost, s.grace, own)
+	k := requestKey(r.Key)
+	h := hash(s.seed, r.Key, k.n)
+	o, ok, at := s.shard(h).acquire(h, &k, r.Policy, at, r.Cost, s.grace, own)
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
@@ -104,16 +105,18 @@ func (s *Store) Peek(_ context.Context, r keyed.Request) (d keyed.Decision, err 
 		return keyed.Decision{}, err
 	}
 	at, own := s.at(r.At)
-	h := hash(s.seed, r.Key)
-	o, ok, at := s.shard(h).peek(h, &key{bytes: r.Key}, r.Policy, at, s.grace, own)
+	k := requestKey(r.Key)
+	h := hash(s.seed, r.Key, k.n)
+	o, ok, at := s.shard(h).peek(h, &k, r.Policy, at, s.grace, own)
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
 
 // Reset drops the subject of r.Key: its next check starts from full.
 func (s *Store) Reset(_ context.Context, r keyed.Request) error {
-	h := hash(s.seed, r.Key)
-	s.shard(h).reset(h, &key{bytes: r.Key})
+	k := requestKey(r.Key)
+	h := hash(s.seed, r.Key, k.n)
+	s.shard(h).reset(h, &k)
 	return nil
 }
 

@@ -57,7 +57,7 @@ func (t *table) find(h uint64, k *key) *entry {
 	i := t.home(h)
 	for {
 		e := t.slots[i].e.Load()
-		if e == nil || e.hash == h && k.matches(e.key) {
+		if e == nil || e.hash == h && k.matches(e) {
 			return e
 		}
 		i = (i + 1) & t.mask

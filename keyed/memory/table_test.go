@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/numerus-closus/numerus/typed"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
@@ -21,16 +22,16 @@ func TestTableModel(t *testing.T) {
 		hashes := []uint64{0, 1 << 32, 2 << 32, 7 << 32, 7<<32 + 1, 15 << 32}
 		t.Repeat(map[string]func(*rapid.T){
 			"insert": func(t *rapid.T) {
-				key := strconv.Itoa(rapid.IntRange(0, 40).Draw(t, "key"))
-				if model[key] != nil {
+				subject := strconv.Itoa(rapid.IntRange(0, 40).Draw(t, "key"))
+				if model[subject] != nil {
 					t.Skip("held")
 				}
-				e := &entry{key: key, hash: rapid.SampledFrom(hashes).Draw(t, "hash")}
+				e := newEntry(rapid.SampledFrom(hashes).Draw(t, "hash"), &key{subject: subject}, typed.Policy{}, typed.State{})
 				if tb.full() {
 					tb = sized(slotsFor(len(model)+1), values(model))
 				}
 				tb.insert(e)
-				model[key] = e
+				model[subject] = e
 			},
 			"remove": func(t *rapid.T) {
 				key := strconv.Itoa(rapid.IntRange(0, 40).Draw(t, "key"))
@@ -65,7 +66,7 @@ func checkTable(t *rapid.T, tb *table, model map[string]*entry) {
 		shared[e.hash]++
 	}
 	for k, e := range model {
-		require.Same(t, e, tb.find(e.hash, &key{bytes: []byte(k)}), "key %q", k)
+		require.Same(t, e, tb.find(e.hash, &key{subject: k}), "key %q", k)
 		if shared[e.hash] == 1 {
 			require.Same(t, e, tb.candidate(e.hash), "candidate of key %q", k)
 		}
@@ -74,19 +75,21 @@ func checkTable(t *rapid.T, tb *table, model map[string]*entry) {
 		k := strconv.Itoa(i)
 		if model[k] == nil {
 			for h := range shared {
-				require.Nil(t, tb.find(h, &key{bytes: []byte(k)}), "key %q, not held, found", k)
+				require.Nil(t, tb.find(h, &key{subject: k}), "key %q, not held, found", k)
 			}
 		}
 	}
 }
 
-// TestEntryLayout pins the layout that entry's doc describes: the bytes a check reads, then the
-// 32 it writes, in an entry of the 160-byte size class.
+// TestEntryLayout pins the layout that entry's doc describes, in an entry of the 192-byte size
+// class: the first cache line holds the key, the second the lock, the policy and the first five
+// words of the state.
 func TestEntryLayout(t *testing.T) {
 	var e entry
-	require.Equal(t, uintptr(24), unsafe.Offsetof(e.dead))
-	require.Equal(t, uintptr(32), unsafe.Offsetof(e.mu))
-	require.Equal(t, uintptr(40), unsafe.Offsetof(e.state))
-	require.LessOrEqual(t, unsafe.Sizeof(e), uintptr(160))
-	require.Greater(t, unsafe.Sizeof(e), uintptr(144))
+	require.Equal(t, uintptr(192), unsafe.Sizeof(e))
+	require.Equal(t, uintptr(64), unsafe.Offsetof(e.inline)+inlineSubject)
+	for _, off := range []uintptr{unsafe.Offsetof(e.policy), unsafe.Offsetof(e.mu), unsafe.Offsetof(e.dead)} {
+		require.GreaterOrEqual(t, off, uintptr(64))
+	}
+	require.LessOrEqual(t, unsafe.Offsetof(e.state)+5*8, uintptr(128))
 }
