@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"hash/maphash"
 	"time"
 
 	"github.com/numerus-closus/numerus/keyed"
@@ -24,14 +23,14 @@ func (s *Store) Bind(prefix string, p typed.Policy) keyed.Bound {
 	if p == (typed.Policy{}) || prefix == "" || prefixLen(prefix) != len(prefix) {
 		return nil
 	}
-	return &bound{s: s, p: p, prefix: prefix, hash: maphash.String(s.seed, prefix)}
+	return &bound{s: s, p: p, prefix: prefix, hash: s.seed.namespace(prefix)}
 }
 
 // Acquire takes cost tokens, at least 1, for subject.
 func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome, bool, int64) {
 	s := b.s
 	ns, own := s.at(at)
-	h := mix(b.hash, maphash.String(s.seed, subject))
+	h := mix(b.hash, s.seed.subject(subject))
 	sh := s.shard(h)
 	if e := sh.table().candidate(h); e != nil {
 		e.mu.Lock()
@@ -49,6 +48,6 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 func (b *bound) Peek(subject string, at time.Time) (typed.Outcome, bool, int64) {
 	s := b.s
 	ns, own := s.at(at)
-	h := mix(b.hash, maphash.String(s.seed, subject))
+	h := mix(b.hash, s.seed.subject(subject))
 	return s.shard(h).peek(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, s.grace, own)
 }

@@ -1,10 +1,5 @@
 package memory
 
-import (
-	"hash/maphash"
-	"math/bits"
-)
-
 // key is a store key, split after its framed namespace (see prefixLen): a bound limiter's check
 // carries the namespace and the subject as they are, a Request the bytes of the whole key, split
 // at n. A key and an entry match when both parts do: the split is a function of the whole key,
@@ -26,23 +21,6 @@ func (k *key) matches(e *entry) bool {
 		return string(k.bytes[k.n:]) == e.subject && string(k.bytes[:k.n]) == e.prefix
 	}
 	return k.subject == e.subject && k.prefix == e.prefix
-}
-
-// hash returns the hash of the key b, whose framed namespace is n bytes long: the hashes of the
-// namespace and of the rest, mixed, so that a bound limiter hashes its namespace once (see
-// [Store.Bind]) and the subject on each check. A key that is not framed (n = 0) hashes as an
-// empty namespace and the whole key.
-func hash(seed maphash.Seed, b []byte, n int) uint64 {
-	return mix(maphash.Bytes(seed, b[:n]), maphash.Bytes(seed, b[n:]))
-}
-
-// mix combines the hashes of a key's namespace and subject. For one namespace it is a bijection
-// of the subject's hash, which it leaves as evenly spread as it was; across namespaces it is not
-// symmetric, as a plain xor would be: with a xor, the namespace and subject of one key swapped
-// made another key of the same hash, and a namespace followed by itself hashed to 0, for every
-// seed.
-func mix(prefix, subject uint64) uint64 {
-	return bits.RotateLeft64(prefix*0x9e3779b97f4a7c15, 32) ^ subject
 }
 
 // prefixLen returns the length of the framed namespace that key starts with ("9:ratelimit:", as

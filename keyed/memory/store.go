@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"hash/maphash"
 	"math"
 	"math/bits"
 	"runtime"
@@ -19,7 +18,7 @@ import (
 type Store struct {
 	shards []shard
 	mask   uint64
-	seed   maphash.Seed
+	seed   seed
 	now    func() int64 // nil for the default clock: wall + the monotonic time since base
 	base   time.Time
 	wall   int64
@@ -66,7 +65,7 @@ func WithShards(n int) Option {
 // New returns an empty store.
 func New(opts ...Option) *Store {
 	base := time.Now()
-	s := &Store{seed: maphash.MakeSeed(), base: base, wall: base.UnixNano(), grace: int64(DefaultGrace)}
+	s := &Store{seed: newSeed(), base: base, wall: base.UnixNano(), grace: int64(DefaultGrace)}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -92,7 +91,7 @@ func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, e
 	}
 	at, own := s.at(r.At)
 	k := requestKey(r.Key)
-	h := hash(s.seed, r.Key, k.n)
+	h := s.seed.hash(r.Key, k.n)
 	o, ok, at := s.shard(h).acquire(h, &k, r.Policy, at, r.Cost, s.grace, own)
 	d.SetOutcome(o, ok, at)
 	return d, nil
@@ -106,7 +105,7 @@ func (s *Store) Peek(_ context.Context, r keyed.Request) (d keyed.Decision, err 
 	}
 	at, own := s.at(r.At)
 	k := requestKey(r.Key)
-	h := hash(s.seed, r.Key, k.n)
+	h := s.seed.hash(r.Key, k.n)
 	o, ok, at := s.shard(h).peek(h, &k, r.Policy, at, s.grace, own)
 	d.SetOutcome(o, ok, at)
 	return d, nil
@@ -115,7 +114,7 @@ func (s *Store) Peek(_ context.Context, r keyed.Request) (d keyed.Decision, err 
 // Reset drops the subject of r.Key: its next check starts from full.
 func (s *Store) Reset(_ context.Context, r keyed.Request) error {
 	k := requestKey(r.Key)
-	h := hash(s.seed, r.Key, k.n)
+	h := s.seed.hash(r.Key, k.n)
 	s.shard(h).reset(h, &k)
 	return nil
 }
