@@ -134,7 +134,7 @@ func (c SlidingWindowCount) DebitN(at time.Time, cost int64) (SlidingWindowCount
 		case kernel.Admitted:
 			return c.admit(ns, cost), numerus.DebitableFrom(at), true
 		case kernel.Refused:
-			from, full := c.p.FullFrom(c.start, cur, ns, cost) // inlined: the commonest refusal
+			from, full := c.p.FullFrom(c.start, cur, cost) // inlined: the commonest refusal
 			if !full {
 				from = c.p.CountFrom(c.start, prev, cur, ns, cost)
 			}

@@ -77,20 +77,20 @@ func (p *WindowPolicy) CountFast(start, prev, cur, last, at, cost int64) Verdict
 // CountFrom returns the instant from which a debit that CountFast refuses would be admitted, as
 // Debit answers it: the refusal's instant, which takes a division but when FullFrom answers.
 func (p *WindowPolicy) CountFrom(start, prev, cur, at, cost int64) int64 {
-	if from, ok := p.FullFrom(start, cur, at, cost); ok {
+	if from, ok := p.FullFrom(start, cur, cost); ok {
 		return from
 	}
 	return p.counterFrom(at, at-start, prev, cur, cost)
 }
 
-// FullFrom is CountFrom for the commonest refusal, small enough to be inlined: a full window
-// refusing one token, whose wait into the next window the policy keeps. It returns false for
-// every other refusal.
-func (p *WindowPolicy) FullFrom(start, cur, at, cost int64) (int64, bool) {
+// FullFrom is CountFrom for the commonest refusal, small enough to be inlined: a full window,
+// starting at start, refusing one token, whose wait from its start into the next window the
+// policy keeps. It returns false for every other refusal.
+func (p *WindowPolicy) FullFrom(start, cur, cost int64) (int64, bool) {
 	if cur != p.Limit || cost != 1 {
 		return 0, false
 	}
-	return Until(p.end(at, at-start), p.fullWait), true
+	return Until(start, p.fullNext), true
 }
 
 // CounterOf returns the sliding counter under p with the counts prev and cur, last admitted at

@@ -13,6 +13,7 @@ type WindowPolicy struct {
 	costs                uint64 // the counter's fast path takes costs up to it: Limit, or 0 if none
 	limW                 int64  // Limit·Width, when costs > 0
 	fullWait             int64  // decayed(Limit, Limit−1): a full window's wait, into the next, for one token
+	fullNext             int64  // Width + fullWait: that wait from the full window's start, when costs > 0
 }
 
 // fastLo is the least start of a window that can take a fast path, MinInstant+1, unsigned: a window
@@ -29,6 +30,7 @@ func NewWindow(width, limit, origin int64) *WindowPolicy {
 		p.costs, p.limW = uint64(limit), int64(lo)
 	}
 	p.fullWait = p.decayed(limit, limit-1)
+	p.fullNext = width + p.fullWait // at most 2·Width: it fits when costs > 0, as Limit·Width ≤ MaxInt64/3
 	return p
 }
 
