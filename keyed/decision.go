@@ -97,11 +97,11 @@ func waitUntil(t, at int64) Wait {
 // and its Peek likewise with PeekIn. SetOutcome writes the fields of d one by one: a Decision
 // built and returned as a value goes through a copy that costs Go more than the decision itself.
 func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
-	if ok {
-		o.Retry = at // the Outcome's is at already; this lets the compiler know it
-	}
 	d.Allowed, d.Remaining, d.Limit = ok, max(o.Remaining, 0), o.Limit
 	d.ResetAfter, d.RetryAfter = waitUntil(o.Full, at), waitUntil(o.Retry, at)
+	if ok {
+		d.RetryAfter = WaitFor(0) // at, even the last instant, which waitUntil would read as Never
+	}
 }
 
 // Debit takes cost tokens at at from a subject in state s under p, all or nothing, and returns

@@ -178,6 +178,9 @@ func TestSetOutcome(t *testing.T) {
 	assert.Equal(t, keyed.Decision{Allowed: true, Remaining: 3, Limit: 5, ResetAfter: keyed.WaitFor(7), RetryAfter: keyed.WaitFor(0)}, d)
 	d.SetOutcome(typed.Outcome{Limit: 5, Retry: typed.Never, Full: at - 1}, false, at)
 	assert.Equal(t, keyed.Decision{Limit: 5, ResetAfter: keyed.WaitFor(0), RetryAfter: keyed.Never()}, d)
+	// Admitted at the last instant, whose number is Never's: the retry is still now.
+	d.SetOutcome(typed.Outcome{Remaining: 1, Limit: 2, Retry: typed.Never, Full: typed.Never}, true, typed.Never)
+	assert.Equal(t, keyed.WaitFor(0), d.RetryAfter)
 }
 
 // TestNewRejects covers what New refuses besides invalid specs (the conformance kit has those):

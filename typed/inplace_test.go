@@ -112,6 +112,23 @@ func TestDebitInForeignState(t *testing.T) {
 	}
 }
 
+// TestDebitInForeignFraction: a GCRA state with a fraction of a nanosecond (written at 3/s) read
+// by a policy of whole nanoseconds per token (1/s) decides under DebitIn as under DebitN.
+func TestDebitInForeignFraction(t *testing.T) {
+	thirds, whole := MustCompile("gcra 3/s burst 1"), MustCompile("gcra 1/s burst 1")
+	s := thirds.Fresh()
+	_, ok := thirds.DebitIn(&s, 0, 1)
+	require.True(t, ok)
+	require.Equal(t, [][]int64{{333333333, 1, 0}}, thirds.Words(s))
+	for _, at := range []int64{333333332, 333333333, 333333334} {
+		next, _, wantOK := whole.DebitN(s, time.Unix(0, at), 1)
+		in := s
+		_, ok := whole.DebitIn(&in, at, 1)
+		require.Equal(t, wantOK, ok, "at %d", at)
+		require.Equal(t, whole.Words(next), whole.Words(in), "at %d", at)
+	}
+}
+
 // TestForeignLogReadsAsItsOwn: a State whose sliding log another policy wrote is read under the
 // reading policy's limit, holding what it held: a log of 100 an hour read by a policy of 1 an hour
 // admits no more than 1 (it admitted 5, the old log deciding by its own limit), a used one

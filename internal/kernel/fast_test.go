@@ -343,7 +343,9 @@ func TestSlidingCounterFastAtLimit(t *testing.T) {
 // TestGCRADebitStatus checks that DebitStatus answers exactly as Debit followed by Status of the
 // GCRA it leaves, from every state a timeline reaches: rates of whole and fractional nanoseconds
 // per token, instants in order, backwards, equal and near both ends of the range, costs from 1 to
-// beyond the burst. It fails too if either of its two fast paths never decided.
+// beyond the burst, and fractions of a nanosecond that only another policy's state holds (a
+// store reads such a state as typed.State's doc says). It fails too if either of its two fast
+// paths never decided.
 func TestGCRADebitStatus(t *testing.T) {
 	var whole, frac int
 	rapid.Check(t, func(t *rapid.T) {
@@ -356,6 +358,9 @@ func TestGCRADebitStatus(t *testing.T) {
 		}
 		p := NewGCRA(rate, burst)
 		g := p.Fresh()
+		if rapid.Bool().Draw(t, "foreign") { // a fraction another policy's state may hold
+			g.TAT.R = rapid.Int64Range(-1, 2*rate.N).Draw(t, "fraction")
+		}
 		at := rapid.OneOf(rapid.Int64Range(-1e9, 1e9), rapid.Just(p.fracs), rapid.Just(p.below),
 			rapid.Just(MinInstant), rapid.Int64Range(MaxInstant-1e12, MaxInstant)).Draw(t, "start")
 		for i := range 60 {
@@ -377,7 +382,7 @@ func TestGCRADebitStatus(t *testing.T) {
 					i, cost, at, g, next, from, ok, st, want, wantFrom, wantOK, want.Status(at))
 			}
 			switch {
-			case at < g.Last || cost > burst:
+			case at < g.Last || cost > burst || uint64(g.TAT.R) >= uint64(rate.N):
 			case at < p.below:
 				whole++
 			case at < p.fracs && cost == 1:

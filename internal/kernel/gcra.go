@@ -99,11 +99,12 @@ func (g GCRA) debit(at, cost int64) (GCRA, int64, bool) {
 // The rest take Debit and Status.
 func (g GCRA) DebitStatus(at, cost int64) (GCRA, int64, bool, Status) {
 	p := g.P
-	if p == nil || at < g.Last || uint64(cost-1) >= uint64(p.Burst) || at >= p.below && (at >= p.fracs || cost != 1) {
+	if p == nil || at < g.Last || uint64(cost-1) >= uint64(p.Burst) || at >= p.below && (at >= p.fracs || cost != 1) ||
+		uint64(g.TAT.R) >= uint64(p.Rate.N) { // a fraction no state of p holds: another policy's
 		return g.debitStatus(at, cost)
 	}
 	n, tat, debt := p.Rate.N, g.TAT, int64(0)
-	if tat.after(at) { // N = 1 below p.below: tat.R is 0, and the TAT at most limit ahead
+	if tat.after(at) { // the TAT lies at most limit/N ahead: no product overflows
 		debt = (tat.Q-at)*n + tat.R
 	} else {
 		tat = Frac{Q: at}
