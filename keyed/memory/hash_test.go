@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"math/bits"
 	"strconv"
 	"testing"
 
@@ -72,7 +71,44 @@ func TestSubjectSpread(t *testing.T) {
 			}
 		}
 	}
-	if bits.OnesCount64(sd.k[2]&1) != 1 {
-		t.Errorf("the last key %#x is even", sd.k[2])
+}
+
+// TestSubjectFormsEveryLength: TestSubjectForms at each length from 0 to 40 in turn, so that the
+// lengths where the short hash gives way to maphash (16 and 17) are always checked.
+func TestSubjectFormsEveryLength(t *testing.T) {
+	sd := newSeed()
+	for n := range 41 {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('a' + (i*7+n)%26)
+		}
+		if sd.subject(string(b)) != sd.subjectBytes(b) {
+			t.Errorf("%q (%d bytes) hashes apart as a string and as bytes", b, n)
+		}
+	}
+}
+
+// TestSubjectHalvesApart: a 16-byte subject and the same with its halves swapped hash apart, as
+// they would for every seed if both words were masked with the same key.
+func TestSubjectHalvesApart(t *testing.T) {
+	sd := newSeed()
+	rapid.Check(t, func(t *rapid.T) {
+		a := string(rapid.SliceOfN(rapid.Byte(), 8, 8).Draw(t, "first"))
+		b := string(rapid.SliceOfN(rapid.Byte(), 8, 8).Draw(t, "last"))
+		if a == b {
+			t.Skip("the halves are alike")
+		}
+		if sd.subject(a+b) == sd.subject(b+a) {
+			t.Fatalf("%q and %q hash alike", a+b, b+a)
+		}
+	})
+}
+
+// TestSeedLastKeyOdd: every seed's last key is odd, not only most (TestSubjectSpread checks one).
+func TestSeedLastKeyOdd(t *testing.T) {
+	for range 64 {
+		if k := newSeed().k[2]; k&1 == 0 {
+			t.Fatalf("the last key %#x is even", k)
+		}
 	}
 }

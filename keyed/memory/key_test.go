@@ -1,7 +1,9 @@
 package memory
 
 import (
+	"context"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/numerus-closus/numerus/keyed"
@@ -84,6 +86,58 @@ func TestEntryHoldsACopy(t *testing.T) {
 			}
 			if inline := len(subject) > 0 && len(subject) <= inlineSubject; inline != (unsafe.StringData(e.subject) == &e.inline[0]) {
 				t.Errorf("subject %q: held inline %v, want %v", subject, !inline, inline)
+			}
+		}
+	}
+}
+
+// TestEntryLongKeyOneBlock: an entry of a Request's key whose subject is too long to hold inline
+// takes one allocation for the key, which its namespace and subject share, besides the entry's.
+func TestEntryLongKeyOneBlock(t *testing.T) {
+	k := requestKey(keyed.AppendFramed(nil, "ns", []byte("subject:12345678901234567")))
+	var e *entry
+	allocs := testing.AllocsPerRun(100, func() { e = newEntry(0, &k, typed.Policy{}, typed.State{}) })
+	if allocs != 2 || e.prefix != "2:ns:" || e.subject != "subject:12345678901234567" {
+		t.Fatalf("%v allocations for an entry holding %q %q, want 2", allocs, e.prefix, e.subject)
+	}
+}
+
+// TestCollidingKeysStayApart: an entry of another key planted under the hash of the key checked
+// (a collision, forged) is never taken for it, whether the keys differ in subject or in namespace,
+// on a Request's path and a bound check's, in the index and under the shard's lock. The planted
+// entry is out of tokens and the key checked is fresh, so its first check is admitted.
+func TestCollidingKeysStayApart(t *testing.T) {
+	p := typed.MustCompile("gcra 1/h")
+	at := time.Unix(0, 1)
+	for _, plant := range []key{{prefix: "1:a:", subject: "y"}, {prefix: "1:b:", subject: "x"}} {
+		for _, viaBound := range []bool{false, true} {
+			s := New(WithShards(1))
+			b := s.Bind("1:a:", p).(*bound)
+			h := mix(b.hash, s.seed.subject("x"))
+			state := p.Fresh()
+			if _, ok := p.DebitIn(&state, 0, 1); !ok {
+				t.Fatal("the planted state was refused its token")
+			}
+			sh := s.shard(h)
+			sh.mu.Lock()
+			sh.insert(newEntry(h, &plant, p, state))
+			sh.mu.Unlock()
+			var got []bool
+			for range 2 { // the first check makes the entry of the key, the second finds it
+				if viaBound {
+					_, ok, _ := b.Acquire("x", 1, at)
+					got = append(got, ok)
+				} else {
+					d, err := s.Acquire(context.Background(), keyed.Request{Key: []byte("1:a:x"), Policy: p, Cost: 1, At: at})
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, d.Allowed)
+				}
+			}
+			if !got[0] || got[1] || s.Len() != 2 {
+				t.Errorf("planted %q %q, bound %v: admitted %v, %d entries; want [true false], 2",
+					plant.prefix, plant.subject, viaBound, got, s.Len())
 			}
 		}
 	}
