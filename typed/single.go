@@ -7,22 +7,16 @@ import "github.com/numerus-closus/numerus/internal/kernel"
 // with no dispatch over the tree and no slices. It runs the same kernels as debit and status.
 
 // debitFirst takes cost at at from the leaf's kernel on the first words of w; admitted, it
-// stores the next kernel there when keep is set. It returns the debit's answer, whether it
-// admitted, and the status of the kernel after the debit (before it, when refused or not kept).
-// The leaf is the only one of its policy, kept inline: its words are the first.
+// stores the next kernel there when keep is set, but for a GCRA, which only PeekIn sends here
+// (DebitIn debits one itself). It returns the debit's answer, whether it admitted, and the status
+// of the kernel after the debit (before it, when refused or not kept). The leaf is the only one
+// of its policy, kept inline: its words are the first.
 func (lf *leaf) debitFirst(w *[inlineWords]int64, at, cost int64, keep bool) (int64, bool, kernel.Status) {
 	switch lf.k {
-	case kindGCRA:
+	case kindGCRA: // only PeekIn's: DebitIn debits a GCRA itself, with DebitStatus
 		k := loadGCRA(lf.gcra, w[:3])
-		if !keep {
-			_, from, ok := k.Debit(at, cost)
-			return from, ok, k.Status(at)
-		}
-		k, from, ok, st := k.DebitStatus(at, cost) // the common case: one pass, one division
-		if ok {
-			putGCRA(w[:3], k)
-		}
-		return from, ok, st
+		_, from, ok := k.Debit(at, cost)
+		return from, ok, k.Status(at)
 	case kindToken:
 		k := loadTokens(lf.bucket, w[:2])
 		next, from, ok := k.Debit(at, cost)

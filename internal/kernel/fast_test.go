@@ -32,13 +32,7 @@ func checkFast[K comparable](t *testing.T, c fastCase[K]) {
 		at := rapid.OneOf(rapid.Int64Range(-1e9, 1e9), rapid.Just(MaxInstant-3*burst*rate.P),
 			rapid.Just(MinInstant), rapid.Int64Range(MaxInstant-1e12, MaxInstant)).Draw(t, "start")
 		for i := range 60 {
-			switch rapid.IntRange(0, 5).Draw(t, "move") {
-			case 0:
-				at = SubSat(at, rapid.Int64Range(0, rate.P).Draw(t, "back"))
-			case 1: // stay
-			default:
-				at = AddSat(at, rapid.Int64Range(0, 2*rate.P/rate.N+1).Draw(t, "step"))
-			}
+			at = drawRateMove(t, rate, at)
 			cost := rapid.Int64Range(1, burst+1).Draw(t, "cost")
 			fast, fromFast, okFast := c.Debit(k, at, cost)
 			slow, fromSlow, okSlow := c.slow(k, at, cost)
@@ -49,6 +43,18 @@ func checkFast[K comparable](t *testing.T, c fastCase[K]) {
 			k = slow
 		}
 	})
+}
+
+// drawRateMove moves at for a kernel of rate: back by up to one period, not at all, or on by up
+// to two tokens' interval.
+func drawRateMove(t *rapid.T, rate Rate, at int64) int64 {
+	switch rapid.IntRange(0, 5).Draw(t, "move") {
+	case 0:
+		return SubSat(at, rapid.Int64Range(0, rate.P).Draw(t, "back"))
+	case 1:
+		return at
+	}
+	return AddSat(at, rapid.Int64Range(0, 2*rate.P/rate.N+1).Draw(t, "step"))
 }
 
 func TestGCRAFastPath(t *testing.T) {
@@ -364,13 +370,7 @@ func TestGCRADebitStatus(t *testing.T) {
 		at := rapid.OneOf(rapid.Int64Range(-1e9, 1e9), rapid.Just(p.fracs), rapid.Just(p.below),
 			rapid.Just(MinInstant), rapid.Int64Range(MaxInstant-1e12, MaxInstant)).Draw(t, "start")
 		for i := range 60 {
-			switch rapid.IntRange(0, 5).Draw(t, "move") {
-			case 0:
-				at = SubSat(at, rapid.Int64Range(0, rate.P).Draw(t, "back"))
-			case 1: // stay
-			default:
-				at = AddSat(at, rapid.Int64Range(0, 2*rate.P/rate.N+1).Draw(t, "step"))
-			}
+			at = drawRateMove(t, rate, at)
 			cost := rapid.OneOf(rapid.Just(int64(1)), rapid.Int64Range(1, burst+1)).Draw(t, "cost")
 			next, from, ok, st := g.DebitStatus(at, cost)
 			want, wantFrom, wantOK := g.Debit(at, cost)
