@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -106,38 +107,91 @@ func TestEntryLongKeyOneBlock(t *testing.T) {
 // (a collision, forged) is never taken for it, whether the keys differ in subject or in namespace,
 // on a Request's path and a bound check's, in the index and under the shard's lock. The planted
 // entry is out of tokens and the key checked is fresh, so its first check is admitted.
+// TestCollidingKeysStayApart plants, under the hash of a subject, the entry of another key, and
+// checks that the subject's checks neither read nor take its tokens. Subjects of 8 to 16 bytes
+// are matched by their words and length, so the planted keys include the same words at another
+// length, each word alone, and the same subject in another namespace.
 func TestCollidingKeysStayApart(t *testing.T) {
-	p := typed.MustCompile("gcra 1/h")
-	at := time.Unix(0, 1)
-	for _, plant := range []key{{prefix: "1:a:", subject: "y"}, {prefix: "1:b:", subject: "x"}} {
-		for _, viaBound := range []bool{false, true} {
-			s := New(WithShards(1))
-			b := s.Bind("1:a:", p).(*bound)
-			h := mix(b.hash, s.seed.subject("x"))
-			state := p.Fresh()
-			if _, ok := p.DebitIn(&state, 0, 1); !ok {
-				t.Fatal("the planted state was refused its token")
-			}
-			sh := s.shard(h)
-			sh.mu.Lock()
-			sh.insert(newEntry(h, &plant, p, state))
-			sh.mu.Unlock()
-			var got []bool
-			for range 2 { // the first check makes the entry of the key, the second finds it
-				if viaBound {
-					_, ok, _ := b.Acquire("x", 1, at)
-					got = append(got, ok)
-				} else {
-					d, err := s.Acquire(context.Background(), keyed.Request{Key: []byte("1:a:x"), Policy: p, Cost: 1, At: at})
-					if err != nil {
-						t.Fatal(err)
-					}
-					got = append(got, d.Allowed)
+	for _, c := range []struct {
+		subject string
+		plants  []key
+	}{
+		{"x", []key{{prefix: "1:a:", subject: "y"}, {prefix: "1:b:", subject: "x"}}},
+		{"abcdefgh", []key{
+			{prefix: "1:a:", subject: "abcdefghabcdefgh"}, // the same two words, 16 bytes
+			{prefix: "1:a:", subject: "abcdefgi"},
+			{prefix: "1:b:", subject: "abcdefgh"},
+		}},
+		{"subject:12345", []key{
+			{prefix: "1:a:", subject: "subject:12346"}, // the last word differs
+			{prefix: "1:a:", subject: "Subject:12345"}, // the first word differs
+			{prefix: "1:a:", subject: "subject:2345"},  // one byte shorter, the last word the same
+			{prefix: "1:a:", subject: "subject:112345"},
+			{prefix: "1:b:", subject: "subject:12345"},
+		}},
+		{"0123456789abcdef", []key{{prefix: "1:a:", subject: "0123456789abcdeF"}, {prefix: "1:a:", subject: "0123456789abcde"}}},
+		{"0123456789abcdefg", []key{{prefix: "1:a:", subject: "0123456789abcdefh"}, {prefix: "1:b:", subject: "0123456789abcdefg"}}},
+	} {
+		for _, plant := range c.plants {
+			for _, viaBound := range []bool{false, true} {
+				if got, n := collide(t, c.subject, plant, viaBound); !got[0] || got[1] || n != 2 {
+					t.Errorf("subject %q, planted %q %q, bound %v: admitted %v, %d entries; want [true false], 2",
+						c.subject, plant.prefix, plant.subject, viaBound, got, n)
 				}
 			}
-			if !got[0] || got[1] || s.Len() != 2 {
-				t.Errorf("planted %q %q, bound %v: admitted %v, %d entries; want [true false], 2",
-					plant.prefix, plant.subject, viaBound, got, s.Len())
+		}
+	}
+}
+
+// collide plants the entry of plant, holding one token of "gcra 1/h" spent, under the hash of
+// the subject in the namespace "1:a:", and checks that subject twice (by a bound check or a
+// Request): it returns what the checks admitted and the entries the store then holds.
+func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, int) {
+	t.Helper()
+	p := typed.MustCompile("gcra 1/h")
+	at := time.Unix(0, 1)
+	s := New(WithShards(1))
+	b := s.Bind("1:a:", p).(*bound)
+	h := mix(b.hash, s.seed.subject(subject))
+	state := p.Fresh()
+	if _, ok := p.DebitIn(&state, 0, 1); !ok {
+		t.Fatal("the planted state was refused its token")
+	}
+	sh := s.shard(h)
+	sh.mu.Lock()
+	sh.insert(newEntry(h, &plant, p, state))
+	sh.mu.Unlock()
+	var got []bool
+	for range 2 { // the first check makes the entry of the key, the second finds it
+		if viaBound {
+			_, ok, _ := b.Acquire(subject, 1, at)
+			got = append(got, ok)
+			continue
+		}
+		d, err := s.Acquire(context.Background(), keyed.Request{Key: []byte("1:a:" + subject), Policy: p, Cost: 1, At: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d.Allowed)
+	}
+	return got, s.Len()
+}
+
+// TestBoundSubjectsOneByteApart: under one token an hour, a bound check admits each of two
+// subjects that differ in a single byte, at every length up to 40 and every position, so that
+// no byte goes unread where a check compares subjects by their words.
+func TestBoundSubjectsOneByteApart(t *testing.T) {
+	p := typed.MustCompile("gcra 1/h")
+	at := time.Unix(0, 1)
+	for n := 1; n <= 40; n++ {
+		for i := range n {
+			b := New(WithShards(1)).Bind("1:a:", p)
+			subject := []byte(strings.Repeat("s", n))
+			for round := range 2 {
+				if _, ok, _ := b.Acquire(string(subject), 1, at); !ok {
+					t.Fatalf("%d bytes, byte %d changed: subject %d refused its first token", n, i, round+1)
+				}
+				subject[i]++
 			}
 		}
 	}
