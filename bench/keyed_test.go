@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
 
+	"github.com/numerus-closus/numerus/internal/benchpb"
 	"github.com/sethvargo/go-limiter"
 	"github.com/sethvargo/go-limiter/memorystore"
 	"github.com/throttled/throttled/v2"
@@ -138,7 +138,7 @@ func keyedParallel(b *testing.B, ctx context.Context, t keyedTaker, subjects []s
 	var goroutines, admitted, failed atomic.Int64
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
-		pb = apart(pb)
+		pb = benchpb.Apart(pb) // see package benchpb
 		i := int(goroutines.Add(1)*7919) % len(subjects)
 		var ok, bad int64
 		for pb.Next() {
@@ -158,27 +158,6 @@ func keyedParallel(b *testing.B, ctx context.Context, t keyedTaker, subjects []s
 	})
 	return int(admitted.Load()), int(failed.Load())
 }
-
-// apart returns a copy of pb in cache lines of its own, which a goroutine of b.RunParallel uses in
-// place of pb. PB.Next writes to its PB on every iteration, and testing allocates the PBs of
-// RunParallel's goroutines, 32 bytes each, one after the other when one processor starts them
-// both: two PBs in one cache line then bounce it between the cores on every check. That doubled
-// the time of some runs of a fast store (numerus at 10,000 subjects: 55 or 113 ns/op, from one run
-// to the next, with the time in PB.Next's read of its count) and hid behind the slow ones. The
-// copy is taken before the first Next, so it draws every iteration from the shared counter, as
-// the original would have.
-func apart(pb *testing.PB) *testing.PB {
-	type padded struct {
-		_  [cacheLine]byte
-		pb testing.PB
-		_  [cacheLine]byte
-	}
-	p := &padded{pb: *pb}
-	return &p.pb
-}
-
-// cacheLine is the size of a cache line on the machines the benchmarks run on.
-const cacheLine = 64
 
 // sethvargo/go-limiter's memorystore: a fixed window of p.tokens per p.per, per key.
 type sethvargoTaker struct{ s limiter.Store }
@@ -219,29 +198,4 @@ func openUlule(b *testing.B, p keyedPolicy) keyedTaker {
 func (t ululeTaker) take(ctx context.Context, key string) (bool, error) {
 	c, err := t.l.Get(ctx, key)
 	return err == nil && !c.Reached, err
-}
-
-// TestApart: goroutines of b.RunParallel that use apart's copies of their PBs run b.N iterations
-// in all, as with the PBs themselves, and each copy lies in no cache line of its original.
-func TestApart(t *testing.T) {
-	var runs, wrong atomic.Int64
-	testing.Benchmark(func(b *testing.B) {
-		var n atomic.Int64
-		b.RunParallel(func(pb *testing.PB) {
-			own := apart(pb)
-			if d := uintptr(unsafe.Pointer(own)) - uintptr(unsafe.Pointer(pb)); d < cacheLine && -d < cacheLine {
-				wrong.Add(1)
-			}
-			for own.Next() {
-				n.Add(1)
-			}
-		})
-		runs.Add(1)
-		if n.Load() != int64(b.N) {
-			wrong.Add(1)
-		}
-	})
-	if runs.Load() == 0 || wrong.Load() != 0 {
-		t.Fatalf("%d runs, %d wrong (an iteration count off b.N, or a copy within a line of its PB)", runs.Load(), wrong.Load())
-	}
 }

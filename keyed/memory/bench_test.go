@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/benchpb"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
@@ -65,6 +66,7 @@ func benchTryAcquire(b *testing.B, n int, parallel bool, result string) {
 	if parallel {
 		var g atomic.Int64
 		b.RunParallel(func(pb *testing.PB) {
+			pb = benchpb.Apart(pb) // see package benchpb
 			i, ok, all := int(g.Add(1)*7919)%n, int64(0), int64(0)
 			for pb.Next() {
 				if d, _ := l.TryAcquire(ctx, subjects[i], 1); d.Allowed {

@@ -106,11 +106,10 @@ func TestEntryLongKeyOneBlock(t *testing.T) {
 // TestCollidingKeysStayApart: an entry of another key planted under the hash of the key checked
 // (a collision, forged) is never taken for it, whether the keys differ in subject or in namespace,
 // on a Request's path and a bound check's, in the index and under the shard's lock. The planted
-// entry is out of tokens and the key checked is fresh, so its first check is admitted.
-// TestCollidingKeysStayApart plants, under the hash of a subject, the entry of another key, and
-// checks that the subject's checks neither read nor take its tokens. Subjects of 8 to 16 bytes
-// are matched by their words and length, so the planted keys include the same words at another
-// length, each word alone, and the same subject in another namespace.
+// entry is out of tokens and the key checked is fresh, so its first check is admitted. A bound
+// check matches a subject of 8 to 16 bytes by its two words and length, so the planted keys
+// include the same words at another length, each word alone, the words swapped, and the same
+// subject in another namespace.
 func TestCollidingKeysStayApart(t *testing.T) {
 	for _, c := range []struct {
 		subject string
@@ -129,7 +128,11 @@ func TestCollidingKeysStayApart(t *testing.T) {
 			{prefix: "1:a:", subject: "subject:112345"},
 			{prefix: "1:b:", subject: "subject:12345"},
 		}},
-		{"0123456789abcdef", []key{{prefix: "1:a:", subject: "0123456789abcdeF"}, {prefix: "1:a:", subject: "0123456789abcde"}}},
+		{"0123456789abcdef", []key{
+			{prefix: "1:a:", subject: "0123456789abcdeF"},
+			{prefix: "1:a:", subject: "0123456789abcde"},
+			{prefix: "1:a:", subject: "89abcdef01234567"}, // the two words swapped
+		}},
 		{"0123456789abcdefg", []key{{prefix: "1:a:", subject: "0123456789abcdefh"}, {prefix: "1:b:", subject: "0123456789abcdefg"}}},
 	} {
 		for _, plant := range c.plants {
@@ -194,5 +197,40 @@ func TestBoundSubjectsOneByteApart(t *testing.T) {
 				subject[i]++
 			}
 		}
+	}
+}
+
+// TestBoundCheckTakesNoShardLock: a bound check of a subject whose entry holds the bound's policy
+// takes only the entry's lock, whichever path made the entry (a Request's holds a namespace of its
+// own, compared by value), at the lengths around those the bound check reads as two words. The
+// shard's lock is held throughout: a check that asked for it would not return.
+func TestBoundCheckTakesNoShardLock(t *testing.T) {
+	p := typed.MustCompile("100/h")
+	at := time.Unix(0, 1)
+	for _, subject := range []string{"1234567", "12345678", "subject:12345", "0123456789abcdef", "0123456789abcdefg"} {
+		s := New(WithShards(1))
+		b := s.Bind("1:a:", p)
+		if _, err := s.Acquire(context.Background(), keyed.Request{Key: []byte("1:a:" + subject), Policy: p, Cost: 1, At: at}); err != nil {
+			t.Fatal(err)
+		}
+		sh := &s.shards[0]
+		sh.mu.Lock()
+		done := make(chan bool, 1)
+		go func() {
+			_, ok, _ := b.Acquire(subject, 1, at)
+			done <- ok
+		}()
+		select {
+		case ok := <-done:
+			if !ok {
+				t.Errorf("subject %q refused", subject)
+			}
+		case <-time.After(10 * time.Second): // only a failing check waits this out
+			t.Errorf("subject %q: a bound check of an entry a Request made waits for the shard's lock", subject)
+			sh.mu.Unlock()
+			<-done
+			continue
+		}
+		sh.mu.Unlock()
 	}
 }
