@@ -24,7 +24,7 @@ var notes = []string{
 		"errors/op counts the calls that returned an error (throttled's CAS loop can give up " +
 		"under contention); allow/op is taken over the others.",
 	"Keyed, mode=parallel: each goroutine of b.RunParallel takes its iterations through a copy " +
-		"of its testing.PB in cache lines of its own (apart, in keyed_test.go), for every library. " +
+		"of its testing.PB in cache lines of its own (benchpb.Apart, in internal/benchpb), for every library. " +
 		"testing allocates the goroutines' PBs 32 bytes apart when one processor starts them both, " +
 		"and PB.Next writes to its PB on every iteration: two PBs in one cache line bounced it " +
 		"between the cores on every check, which doubled the time of some runs of the fastest store.",
