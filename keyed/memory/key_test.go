@@ -2,7 +2,10 @@ package memory
 
 import (
 	"context"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -234,3 +237,54 @@ func TestBoundCheckTakesNoShardLock(t *testing.T) {
 		sh.mu.Unlock()
 	}
 }
+
+// TestCheckOfDroppedEntry: a check that found its subject's entry in the index and then waited
+// for the entry's lock while the entry was dropped does not debit the dropped entry: the subject
+// starts afresh. The entry is out of tokens under 1/h, so a debit of it is refused where a fresh
+// subject's is admitted. Both paths are checked, a bound check's and a Request's, with subjects
+// the bound check reads as words and not. The test knows the check is waiting from the mutex's
+// count of waiters, so it never sleeps.
+func TestCheckOfDroppedEntry(t *testing.T) {
+	p := typed.MustCompile("gcra 1/h")
+	at := time.Unix(0, 1)
+	for _, subject := range []string{"subject:12345", "x"} {
+		for _, viaBound := range []bool{false, true} {
+			s := New(WithShards(1))
+			b := s.Bind("1:a:", p).(*bound)
+			check := func() bool {
+				if viaBound {
+					_, ok, _ := b.Acquire(subject, 1, at)
+					return ok
+				}
+				d, err := s.Acquire(context.Background(), keyed.Request{Key: []byte("1:a:" + subject), Policy: p, Cost: 1, At: at})
+				return err == nil && d.Allowed
+			}
+			if !check() {
+				t.Fatalf("%q, bound %v: the first check was refused", subject, viaBound)
+			}
+			h := mix(b.hash, s.seed.subject(subject))
+			sh := s.shard(h)
+			e := sh.table().candidate(h)
+			e.mu.Lock()
+			done := make(chan bool)
+			go func() { done <- check() }()
+			for i := 0; waiters(&e.mu) == 0; i++ {
+				if i == 1e8 {
+					t.Fatalf("%q, bound %v: the check never waited for the entry's lock", subject, viaBound)
+				}
+				runtime.Gosched()
+			}
+			sh.mu.Lock()
+			sh.drop(e, 0, false) // unlocks e.mu
+			sh.mu.Unlock()
+			if !<-done {
+				t.Errorf("%q, bound %v: the check that waited for the dropped entry was refused: it debited that entry", subject, viaBound)
+			}
+		}
+	}
+}
+
+// waiters returns how many goroutines wait for m, read from the state word of sync.Mutex (the
+// count above its three flag bits, as Go 1.26 keeps it): how a test knows that a goroutine is
+// parked on m without sleeping.
+func waiters(m *sync.Mutex) int32 { return atomic.LoadInt32((*int32)(unsafe.Pointer(m))) >> 3 }
