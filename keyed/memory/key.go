@@ -15,7 +15,8 @@ type key struct {
 func requestKey(b []byte) key { return key{bytes: b, n: prefixLen(b)} }
 
 // matches reports whether k is the key of e. The namespace of an entry that a bound check made
-// is the bound's own string, so a bound check compares its namespace by address alone.
+// is the bound's own string, so for a bound check the string compare ends at the address; an
+// entry a Request made holds a copy, compared byte by byte.
 func (k *key) matches(e *entry) bool {
 	if k.bytes != nil {
 		return string(k.bytes[k.n:]) == e.subject && string(k.bytes[:k.n]) == e.prefix
