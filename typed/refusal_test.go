@@ -1,0 +1,44 @@
+package typed
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// TestRefusalHolds: while a State is unchanged, a one-token DebitIn refused at one instant is
+// refused at every instant before its Retry, earlier ones included, with the same Outcome, and
+// PeekIn says the same; and such a refusal leaves no whole token. A store may keep the Outcome of
+// such a refusal and answer the checks that follow with it until its Retry (keyed/memory does).
+// Every algorithm and And/Or tree of them, along random timelines.
+func TestRefusalHolds(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := mustCompile(t, genSpec(t, 3))
+		s, at := p.Fresh(), UnixNanos(t0)
+		for i, st := range genTimeline(t) {
+			at += int64(st.delta)
+			o, ok := p.DebitIn(&s, at, st.cost)
+			if ok || st.cost != 1 {
+				continue
+			}
+			require.Zero(t, o.Remaining, "step %d: a refusal of one token at %d", i, at)
+			for _, then := range []int64{
+				at - rapid.Int64Range(1, 1e12).Draw(t, "back"),
+				at - 1, at + 1, o.Retry - 1,
+				at + rapid.Int64Range(0, max(o.Retry-at-1, 0)).Draw(t, "ahead"),
+			} {
+				if then >= o.Retry {
+					continue
+				}
+				c := s
+				got, ok := p.DebitIn(&c, then, 1)
+				require.False(t, ok, "step %d: refused at %d, admitted at %d under %s", i, at, then, p)
+				require.Equal(t, o, got, "step %d: refused at %d, then at %d under %s", i, at, then, p)
+				got, ok = p.PeekIn(&c, then)
+				require.False(t, ok, "step %d: peek at %d", i, then)
+				require.Equal(t, o, got, "step %d: peek at %d under %s", i, then, p)
+			}
+		}
+	})
+}
