@@ -52,11 +52,12 @@
 // memory back after traffic stops. A finite bucket never refills, so its charged subjects stay
 // until Reset.
 //
-// A live subject takes about 200 bytes with a key of 27 bytes (10^6 subjects measured by
-// BenchmarkBytesPerSubject): its entry, 192 bytes that hold the typed.State and a subject of up
-// to 24 bytes (a longer one takes an allocation of its own), and its slots in the shard's index
-// and list. A check reads its slot and the first cache line of the entry, and writes the second;
-// it writes no memory but the entry's.
+// A live subject takes about 270 bytes with a key of 27 bytes (10^6 subjects measured by
+// BenchmarkBytesPerSubject): its entry, 256 bytes that hold the typed.State, the refusal kept
+// (see Concurrency) and a subject of up to 24 bytes (a longer one takes an allocation of its
+// own), and its slots in the shard's index and list. A check reads its slot and the first cache
+// line of the entry, and writes the second; it writes no memory but the entry's, and a refusal
+// answered from the one kept writes none at all.
 //
 // # Concurrency
 //
@@ -66,12 +67,22 @@
 // scale with the cores. Keys are spread over shards, whose locks serialize only what changes an
 // index: new subjects, dropped ones, the clock hand.
 //
+// A subject over its limit is refused without a lock. An entry keeps its latest refusal of one
+// token to a bound check (a keyed.Limiter of string subjects), and answers the bound checks of
+// one token that follow with it until its Retry: the same Outcome, since while the state is
+// unchanged a refusal holds at every instant before its Retry (typed's TestRefusalHolds). Such a
+// check loads a few words and writes nothing, so every core refuses a hot subject at once (a
+// flood of refused requests from one client does not queue on one lock), and it allocates
+// nothing under any policy. Whatever changes the state or the policy, or drops the entry, forgets
+// the refusal first, under the entry's lock. Checks of more than one token, and Requests, take
+// the lock as before.
+//
 // Checks of an existing subject allocate nothing under every policy whose typed.State fits its
 // 12 inline words and holds no log: every algorithm but the sliding log and the bucketed sliding
 // window, and trees of them up to four GCRAs or three counters, say. Under a policy with a log, or
-// a larger tree, a TryAcquire makes two allocations, admitted or refused: the state's extra block
-// is copied before the debit, so that an And refused by a later child leaves the earlier ones as
-// they were (typed.Policy.DebitIn). A Peek of a subject kept under the request's policy allocates
+// a larger tree, a TryAcquire makes two allocations, admitted or refused (but a refusal that the
+// refusal kept answers): the state's extra block is copied before the debit, so that an And
+// refused by a later child leaves the earlier ones as they were (typed.Policy.DebitIn). A Peek of a subject kept under the request's policy allocates
 // nothing under any policy.
 //
 // The store is a keyed.Binder: a keyed.Limiter of string subjects checks them through

@@ -3,6 +3,7 @@ package memory
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -10,24 +11,29 @@ import (
 )
 
 // entry is one subject below full, or full for less than the grace. Its key and hash never
-// change; its lock guards the rest but pos, which the shard's lock guards.
+// change; its lock guards the rest but pos, which the shard's lock guards, and the refusal kept,
+// which the lock holder writes and checks read without the lock (see refusal).
 //
-// Entries take 192 bytes, a size class whose objects start on a cache line, and a check touches
-// two lines of its entry: it reads the first (the key, whose subject lies in it when it is no
-// longer than inlineSubject bytes) and writes the second (the lock, the policy the state was
-// written under, and the first five words of the state, all that every algorithm but the sliding
-// log and the bucketed window uses). A key held in the entry costs no third line, as a key of its
-// own would.
+// Entries take 256 bytes, a size class whose objects start on a cache line. A check that debits
+// touches two lines of its entry: it reads the first (the key, whose subject lies in it when it
+// is no longer than inlineSubject bytes, and the refusing flag) and writes the second (the lock,
+// the policy the state was written under, and the first five words of the state, all that every
+// algorithm but the sliding log and the bucketed window uses). A check answered by the refusal
+// kept reads the first line and the fourth, and writes nothing. A key held in the entry costs no
+// further line, as a key of its own would.
 type entry struct {
-	subject string // in inline when it fits
-	prefix  string // the framed namespace: a bound's own string, when a bound check made the entry
-	hash    uint64
-	inline  [inlineSubject]byte
-	policy  typed.Policy // the policy the state was written under
-	mu      sync.Mutex
-	dead    bool  // dropped: a check that finds it asks the shard again
-	pos     int32 // index in the shard's entries
-	state   typed.State
+	subject  string // in inline when it fits
+	prefix   string // the framed namespace: a bound's own string, when a bound check made the entry
+	inline   [inlineSubject]byte
+	refusing atomic.Bool  // refusal holds one: read without the lock, written under it
+	policy   typed.Policy // the policy the state was written under
+	mu       sync.Mutex
+	dead     bool // dropped: a check that finds it asks the shard again
+	state    typed.State
+	refusal  refusal
+	hash     uint64
+	pos      int32    // index in the shard's entries
+	_        [12]byte // to the 256-byte size class, whose objects start on a cache line
 }
 
 // inlineSubject is the longest subject an entry holds in its own bytes: IPv4 addresses, most
@@ -74,7 +80,11 @@ func (e *entry) is(k *key) bool { return !e.dead && k.matches(e) }
 func (e *entry) debit(p typed.Policy, at, cost int64) (typed.Outcome, bool) {
 	e.adopt(p)
 	if e.policy == p {
-		return p.DebitIn(&e.state, at, cost)
+		o, ok := p.DebitIn(&e.state, at, cost)
+		if ok {
+			e.unrefuse()
+		}
+		return o, ok
 	}
 	state := e.continued(p, at)
 	o, ok := p.DebitIn(&state, at, cost)
@@ -101,7 +111,7 @@ func (e *entry) peek(p typed.Policy, at int64) (typed.Outcome, bool) {
 // holds e.mu.
 func (e *entry) adopt(p typed.Policy) {
 	if e.policy != p && e.policy.DecidesLike(p) {
-		e.policy = p
+		e.policy = p // the refusal kept, if any, holds: the state decides as it did
 	}
 }
 
@@ -114,6 +124,7 @@ func (e *entry) adopt(p typed.Policy) {
 // carries over to p as full again at any later check. The caller holds e.mu.
 func (e *entry) keep(p typed.Policy, state typed.State, o typed.Outcome, admitted bool, at int64) {
 	if admitted || o.Full > at {
+		e.unrefuse()
 		e.policy, e.state = p, state
 	}
 }

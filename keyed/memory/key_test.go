@@ -149,8 +149,9 @@ func TestCollidingKeysStayApart(t *testing.T) {
 	}
 }
 
-// collide plants the entry of plant, holding one token of "gcra 1/h" spent, under the hash of
-// the subject in the namespace "1:a:", and checks that subject twice (by a bound check or a
+// collide plants the entry of plant, holding one token of "gcra 1/h" spent and keeping its
+// refusal to a bound of its own namespace and that policy, under the hash of the subject in the
+// namespace "1:a:", and checks that subject twice (by a bound check or a
 // Request): it returns what the checks admitted and the entries the store then holds.
 func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, int) {
 	t.Helper()
@@ -165,8 +166,19 @@ func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, in
 	}
 	sh := s.shard(h)
 	sh.mu.Lock()
-	sh.insert(newEntry(h, &plant, p, state))
+	e := newEntry(h, &plant, p, state)
+	sh.insert(e)
 	sh.mu.Unlock()
+	refused, ok := p.PeekIn(&state, typed.UnixNanos(at))
+	if ok {
+		t.Fatal("the planted state has a token")
+	}
+	e.mu.Lock()
+	e.refuse(s.Bind(plant.prefix, p).(*bound), refused) // kept for its own key, which is not the one checked
+	e.mu.Unlock()
+	if _, ok, _ := b.Peek(subject, at); !ok {
+		t.Errorf("subject %q, planted %q %q: a Peek of the fresh subject refused", subject, plant.prefix, plant.subject)
+	}
 	var got []bool
 	for range 2 { // the first check makes the entry of the key, the second finds it
 		if viaBound {

@@ -41,6 +41,9 @@ func (sh *shard) table() *table { return sh.index.Load() }
 func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost, grace int64, own bool) (typed.Outcome, bool, int64) {
 	if e := sh.held(h, k, p); e != nil {
 		o, ok := p.DebitIn(&e.state, at, cost)
+		if ok && e.refusing.Load() {
+			return e.settle(nil, o, ok, at)
+		}
 		e.mu.Unlock()
 		return o, ok, at
 	}
@@ -159,6 +162,7 @@ func (sh *shard) drop(e *entry, at int64, own bool) {
 	if own {
 		sh.dropped = max(sh.dropped, at)
 	}
+	e.unrefuse()
 	e.dead = true
 	e.mu.Unlock()
 	sh.table().remove(e)

@@ -1,0 +1,210 @@
+package memory
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/typed"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// TestKeptRefusalTakesNoLock: once a bound check of one token is refused, the bound checks of one
+// token, and the Peeks, that follow until its Retry are refused with the same Outcome without the
+// entry's lock: the test holds it, and a check that asked for it would not return. A check of two
+// tokens, or of one at the Retry, takes the lock. Subjects of both bound paths (8 to 16 bytes,
+// and other lengths).
+func TestKeptRefusalTakesNoLock(t *testing.T) {
+	p := typed.MustCompile("gcra 1/h")
+	at := int64(1)
+	for _, subject := range []string{"subject:12345", "x", "0123456789abcdefg"} {
+		s := New(WithShards(1))
+		b := s.Bind("1:a:", p).(*bound)
+		_, ok, _ := b.Acquire(subject, 1, time.Unix(0, at))
+		require.True(t, ok, "subject %q: the first token", subject)
+		want, ok, _ := b.Acquire(subject, 1, time.Unix(0, at+1))
+		require.False(t, ok, "subject %q: the second token", subject)
+		e := entryOf(t, s, "1:a:"+subject)
+		require.True(t, e.refusing.Load(), "subject %q: the refusal is not kept", subject)
+
+		e.mu.Lock()
+		acquire := func() (typed.Outcome, bool) {
+			o, ok, _ := b.Acquire(subject, 1, time.Unix(0, want.Retry-1))
+			return o, ok
+		}
+		peek := func() (typed.Outcome, bool) {
+			o, ok, _ := b.Peek(subject, time.Unix(0, want.Retry-1))
+			return o, ok
+		}
+		for i, check := range []func() (typed.Outcome, bool){acquire, peek} {
+			o, ok, returned := returns(check)
+			if !returned {
+				t.Fatalf("subject %q: check %d waits for the entry's lock", subject, i)
+			}
+			require.False(t, ok)
+			require.Equal(t, want, o, "subject %q: check %d, answered by the kept refusal", subject, i)
+		}
+		require.Equal(t, int32(0), waiters(&e.mu))
+		done := make(chan typed.Outcome, 1)
+		for _, c := range []struct {
+			cost int64
+			at   int64
+		}{{2, at + 2}, {1, want.Retry}} {
+			go func() {
+				_, _, _ = b.Acquire(subject, c.cost, time.Unix(0, c.at))
+				done <- typed.Outcome{}
+			}()
+			for waiters(&e.mu) == 0 {
+				select {
+				case <-done:
+					t.Fatalf("subject %q: a check of %d at %d did without the lock", subject, c.cost, c.at)
+				default:
+					runtime.Gosched()
+				}
+			}
+			e.mu.Unlock()
+			<-done
+			e.mu.Lock()
+		}
+		e.mu.Unlock()
+	}
+}
+
+// returns runs check in a goroutine of its own and reports what it returned, and whether it
+// returned within 10 s: a check blocked on a lock the test holds does not, and only a failing
+// test waits that long (the goroutine stays blocked until the test ends).
+func returns(check func() (typed.Outcome, bool)) (typed.Outcome, bool, bool) {
+	type result struct {
+		o  typed.Outcome
+		ok bool
+	}
+	done := make(chan result, 1)
+	go func() {
+		o, ok := check()
+		done <- result{o, ok}
+	}()
+	select {
+	case r := <-done:
+		return r.o, r.ok, true
+	case <-time.After(10 * time.Second):
+		return typed.Outcome{}, false, false
+	}
+}
+
+// entryOf returns the entry of key (a framed namespace and a subject), failing if there is none.
+func entryOf(t *testing.T, s *Store, k string) *entry {
+	t.Helper()
+	kk := key{bytes: []byte(k), n: prefixLen(k)}
+	h := s.seed.hash(kk.bytes, kk.n)
+	e := s.shard(h).table().find(h, &kk)
+	require.NotNil(t, e, "no entry for %q", k)
+	return e
+}
+
+// TestKeptRefusalsDecideAsRequests: bound checks, which keep refusals and answer from them,
+// decide exactly as Requests do, which never read them, on twin stores given the same checks:
+// Acquires of one and two tokens and Peeks through two bounds of one policy, one of the same
+// policy compiled apart, and one of another (so the subject changes policy back and forth),
+// Acquires as Requests on both stores, Resets, and instants that go forwards, stay and step
+// back. A kept refusal that was not forgotten when the state changed would answer a
+// check after it, at an instant before its Retry.
+func TestKeptRefusalsDecideAsRequests(t *testing.T) {
+	policies := []typed.Policy{typed.MustCompile("gcra 2/s burst 2"), typed.MustCompile("gcra 2/s burst 2"),
+		typed.MustCompile("token 5/s burst 3")}
+	const prefix = "1:a:"
+	ctx := context.Background()
+	rapid.Check(t, func(t *rapid.T) {
+		bounds, requests := New(WithShards(1), WithGrace(time.Hour)), New(WithShards(1), WithGrace(time.Hour))
+		bs := []*bound{bounds.Bind(prefix, policies[0]).(*bound), bounds.Bind(prefix, policies[0]).(*bound),
+			bounds.Bind(prefix, policies[1]).(*bound), bounds.Bind(prefix, policies[2]).(*bound)}
+		at := time.Unix(1000, 0)
+		for i := range rapid.IntRange(1, 60).Draw(t, "steps") {
+			at = at.Add(rapid.SampledFrom([]time.Duration{0, 1, time.Millisecond, 100 * time.Millisecond,
+				400 * time.Millisecond, time.Second, -time.Millisecond, -300 * time.Millisecond}).Draw(t, "delta"))
+			which := rapid.IntRange(0, len(bs)-1).Draw(t, "bound")
+			b, subject := bs[which], rapid.SampledFrom([]string{"subject:12345", "x"}).Draw(t, "subject")
+			r := keyed.Request{Key: []byte(prefix + subject), Policy: b.p, Cost: 1, At: at}
+			var got, want keyed.Decision
+			switch op := rapid.SampledFrom([]string{"acquire", "acquire", "acquire", "acquire2", "request", "peek", "reset"}).Draw(t, "op"); op {
+			case "request": // the bounds' store takes it as a Request too
+				got, _ = bounds.Acquire(ctx, r)
+				want, _ = requests.Acquire(ctx, r)
+			case "acquire", "acquire2":
+				if op == "acquire2" {
+					r.Cost = 2
+				}
+				got.SetOutcome(b.Acquire(subject, r.Cost, at))
+				want, _ = requests.Acquire(ctx, r)
+			case "peek":
+				got.SetOutcome(b.Peek(subject, at))
+				want, _ = requests.Peek(ctx, r)
+			case "reset":
+				require.NoError(t, bounds.Reset(ctx, r))
+				require.NoError(t, requests.Reset(ctx, r))
+				continue
+			}
+			require.Equal(t, want, got, "step %d: bound %d, %q at %v", i, which, subject, at)
+		}
+	})
+}
+
+// TestDroppedEntryKeepsNoRefusal: dropping an entry forgets its kept refusal, so that a check
+// that found the entry before it was dropped, and reads the refusal after, takes the lock, finds
+// the entry dead and asks the shard again.
+func TestDroppedEntryKeepsNoRefusal(t *testing.T) {
+	s := New(WithShards(1))
+	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
+	for range 2 {
+		_, _, _ = b.Acquire("subject:12345", 1, time.Unix(0, 1))
+	}
+	e := entryOf(t, s, "1:a:subject:12345")
+	_, held := e.refusal.holds(b, 2)
+	require.True(t, held)
+	require.NoError(t, s.Reset(context.Background(), keyed.Request{Key: []byte("1:a:subject:12345")}))
+	_, held = e.refusal.holds(b, 2)
+	require.False(t, held, "a dropped entry answers from its kept refusal")
+	require.False(t, e.refusing.Load())
+}
+
+// TestKeptRefusalReadWhole: a reader of a kept refusal never mixes the words of two refusals,
+// nor takes one half written, while the lock holder keeps and forgets refusals, each with Limit,
+// Retry and Full all equal. The writer rests a varying while after each write, so that reads
+// both overlap writes and find refusals whole; the reader reads until it has found some whole
+// and has read a million times.
+func TestKeptRefusalReadWhole(t *testing.T) {
+	s := New(WithShards(1))
+	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
+	_, _, _ = b.Acquire("x", 1, time.Unix(0, 1))
+	e := entryOf(t, s, "1:a:x")
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := int64(2); !stop.Load(); i++ {
+			e.mu.Lock()
+			e.refuse(b, typed.Outcome{Limit: i, Retry: i, Full: i})
+			if i%3 == 0 {
+				e.forget()
+			}
+			e.mu.Unlock()
+			for range i % 64 { // rest, reading only
+				_ = stop.Load()
+			}
+		}
+	}()
+	defer func() {
+		stop.Store(true)
+		<-done
+	}()
+	hits := 0
+	for reads := 0; reads < 1_000_000 || hits < 1000; reads++ {
+		if o, ok := e.refusal.holds(b, 0); ok {
+			hits++
+			require.True(t, o.Limit == o.Retry && o.Retry == o.Full, "read a refusal mixed of two: %+v", o)
+		}
+	}
+}
