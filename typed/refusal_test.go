@@ -2,6 +2,9 @@ package typed
 
 import (
 	"testing"
+	"time"
+
+	"github.com/numerus-closus/numerus/internal/kernel"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -9,20 +12,33 @@ import (
 
 // TestRefusalHolds: while a State is unchanged, a one-token DebitIn refused at one instant is
 // refused at every instant before its Retry, earlier ones included, with the same Outcome, and
-// PeekIn says the same; and such a refusal leaves no whole token. A store may keep the Outcome of
-// such a refusal and answer the checks that follow with it until its Retry (keyed/memory does).
-// Every algorithm and And/Or tree of them, along random timelines.
+// PeekIn says the same; and such a refusal leaves no whole token, and is not full before its
+// Retry. A store may keep the Outcome of such a refusal and answer the checks that follow with it
+// until its Retry (keyed/memory does). Every algorithm and And/Or tree of them, along random
+// timelines from fresh states and from states another policy wrote, near the ends of the range
+// of instants too.
 func TestRefusalHolds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := mustCompile(t, genSpec(t, 3))
-		s, at := p.Fresh(), UnixNanos(t0)
+		s := p.Fresh()
+		if rapid.Bool().Draw(t, "carried") { // a state another policy wrote, continued under p
+			q := mustCompile(t, genSpec(t, 2))
+			qs := q.Fresh()
+			for _, st := range genTimeline(t) {
+				q.DebitIn(&qs, UnixNanos(t0.Add(st.delta)), st.cost)
+			}
+			s = p.Continue(q, qs, t0)
+		}
+		at := rapid.SampledFrom([]int64{UnixNanos(t0), kernel.MaxInstant - int64(time.Hour), kernel.MinInstant + int64(time.Hour)}).Draw(t, "start")
 		for i, st := range genTimeline(t) {
-			at += int64(st.delta)
+			at = max(min(at+int64(st.delta), kernel.MaxInstant), kernel.MinInstant)
 			o, ok := p.DebitIn(&s, at, st.cost)
 			if ok || st.cost != 1 {
 				continue
 			}
 			require.Zero(t, o.Remaining, "step %d: a refusal of one token at %d", i, at)
+			require.Greater(t, o.Retry, at, "step %d: a refusal's Retry", i)
+			require.GreaterOrEqual(t, o.Full, o.Retry, "step %d: a refusal's Full before its Retry", i)
 			for _, then := range []int64{
 				at - rapid.Int64Range(1, 1e12).Draw(t, "back"),
 				at - 1, at + 1, o.Retry - 1,

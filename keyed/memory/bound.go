@@ -45,8 +45,8 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 	sh := s.shard(h)
 	// (w0, w1, n) tells subjects of 8 to 16 bytes apart: the two words hold every byte.
 	if e := sh.table().candidate(h); e != nil {
-		if cost == 1 && e.refusing.Load() && isShort(e, n, w0, w1) {
-			if o, ok := e.refusal.holds(b, ns); ok {
+		if cost == 1 && e.refusing.Load() && isShort(e, n, w0, w1) && b.inNamespace(e) {
+			if o, ok := e.refusal.holds(b.p, ns); ok {
 				return o, false, ns
 			}
 		}
@@ -54,7 +54,7 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 		if !e.dead && isShort(e, n, w0, w1) && b.inNamespace(e) && e.policy == b.p {
 			o, ok := b.p.DebitIn(&e.state, ns, cost)
 			if ok && e.refusing.Load() || !ok && cost == 1 {
-				return e.settle(b, o, ok, ns)
+				return e.settle(b.p, o, ok, ns)
 			}
 			e.mu.Unlock()
 			return o, ok, ns
@@ -71,8 +71,8 @@ func (b *bound) acquire(subject string, cost, ns int64, own bool) (typed.Outcome
 	h := mix(b.hash, s.seed.subject(subject))
 	sh := s.shard(h)
 	if e := sh.table().candidate(h); e != nil && e.subject == subject {
-		if cost == 1 && e.refusing.Load() {
-			if o, ok := e.refusal.holds(b, ns); ok {
+		if cost == 1 && e.refusing.Load() && b.inNamespace(e) {
+			if o, ok := e.refusal.holds(b.p, ns); ok {
 				return o, false, ns
 			}
 		}
@@ -80,7 +80,7 @@ func (b *bound) acquire(subject string, cost, ns int64, own bool) (typed.Outcome
 		if !e.dead && b.inNamespace(e) && e.policy == b.p {
 			o, ok := b.p.DebitIn(&e.state, ns, cost)
 			if ok && e.refusing.Load() || !ok && cost == 1 {
-				return e.settle(b, o, ok, ns)
+				return e.settle(b.p, o, ok, ns)
 			}
 			e.mu.Unlock()
 			return o, ok, ns
@@ -97,19 +97,12 @@ func (b *bound) inNamespace(e *entry) bool {
 		e.prefix == b.prefix
 }
 
-// Peek reports whether subject could take one token. A refusal kept answers it as it answers an
-// Acquire of one token (PeekIn reports what DebitIn of one token would), with no lock.
+// Peek reports whether subject could take one token.
 func (b *bound) Peek(subject string, at time.Time) (typed.Outcome, bool, int64) {
 	s := b.s
 	ns, own := s.at(at)
 	h := mix(b.hash, s.seed.subject(subject))
-	sh := s.shard(h)
-	if e := sh.table().candidate(h); e != nil && e.refusing.Load() && e.subject == subject {
-		if o, ok := e.refusal.holds(b, ns); ok {
-			return o, false, ns
-		}
-	}
-	return sh.peek(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, s.grace, own)
+	return s.shard(h).peek(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, s.grace, own)
 }
 
 // isShort reports whether e's subject is the one of n bytes, 8 to 16, whose first and last 8

@@ -55,9 +55,9 @@
 // A live subject takes about 270 bytes with a key of 27 bytes (10^6 subjects measured by
 // BenchmarkBytesPerSubject): its entry, 256 bytes that hold the typed.State, the refusal kept
 // (see Concurrency) and a subject of up to 24 bytes (a longer one takes an allocation of its
-// own), and its slots in the shard's index and list. A check reads its slot and the first cache
-// line of the entry, and writes the second; it writes no memory but the entry's, and a refusal
-// answered from the one kept writes none at all.
+// own), and its slots in the shard's index and list. A check that debits reads its slot and the
+// first cache line of the entry, and writes the second; it writes no memory but the entry's. A
+// check answered by the refusal kept writes no memory at all.
 //
 // # Concurrency
 //
@@ -67,23 +67,25 @@
 // scale with the cores. Keys are spread over shards, whose locks serialize only what changes an
 // index: new subjects, dropped ones, the clock hand.
 //
-// A subject over its limit is refused without a lock. An entry keeps its latest refusal of one
-// token to a bound check (a keyed.Limiter of string subjects), and answers the bound checks of
-// one token that follow with it until its Retry: the same Outcome, since while the state is
-// unchanged a refusal holds at every instant before its Retry (typed's TestRefusalHolds). Such a
-// check loads a few words and writes nothing, so every core refuses a hot subject at once (a
-// flood of refused requests from one client does not queue on one lock), and it allocates
+// A subject over its limit is refused without a lock once it has been refused with one. An entry
+// keeps its latest refusal of one token, with the Policy it was refused under, and answers the
+// checks of one token under that same Policy value that follow (Acquires and Peeks, from a
+// keyed.Limiter or as Requests) with it until its Retry: the same Outcome, since while the state
+// is unchanged a refusal holds at every instant before its Retry (typed's TestRefusalHolds).
+// Such a check loads a few words and writes nothing, so every core refuses a hot subject at once
+// (a flood of refused requests from one client does not queue on one lock), and it allocates
 // nothing under any policy. Whatever changes the state or the policy, or drops the entry, forgets
-// the refusal first, under the entry's lock. Checks of more than one token, and Requests, take
-// the lock as before.
+// the refusal under the entry's lock, before releasing it. A check of more than one token takes
+// the lock, and so does a check under a Policy compiled apart from the one refused (the same
+// text compiled twice, as by two limiters): it decides alike, and keeps its own refusal.
 //
 // Checks of an existing subject allocate nothing under every policy whose typed.State fits its
 // 12 inline words and holds no log: every algorithm but the sliding log and the bucketed sliding
 // window, and trees of them up to four GCRAs or three counters, say. Under a policy with a log, or
-// a larger tree, a TryAcquire makes two allocations, admitted or refused (but a refusal that the
-// refusal kept answers): the state's extra block is copied before the debit, so that an And
-// refused by a later child leaves the earlier ones as they were (typed.Policy.DebitIn). A Peek of a subject kept under the request's policy allocates
-// nothing under any policy.
+// a larger tree, a TryAcquire makes two allocations, admitted or refused (but for a refusal that
+// the refusal kept answers): the state's extra block is copied before the debit, so that an And
+// refused by a later child leaves the earlier ones as they were (typed.Policy.DebitIn). A Peek of
+// a subject kept under the request's policy allocates nothing under any policy.
 //
 // The store is a keyed.Binder: a keyed.Limiter of string subjects checks them through
 // [Store.Bind], which hashes the namespace once, so that each check hashes and compares the

@@ -19,8 +19,10 @@ import (
 // is no longer than inlineSubject bytes, and the refusing flag) and writes the second (the lock,
 // the policy the state was written under, and the first five words of the state, all that every
 // algorithm but the sliding log and the bucketed window uses). A check answered by the refusal
-// kept reads the first line and the fourth, and writes nothing. A key held in the entry costs no
-// further line, as a key of its own would.
+// kept reads the first line and the fourth (the refusal), and writes nothing; keeping or
+// forgetting a refusal writes the flag and the fourth line. The hash and pos, which only the
+// shard's lock holder reads, lie in the fourth line too. A key held in the entry costs no further
+// line, as a key of its own would.
 type entry struct {
 	subject  string // in inline when it fits
 	prefix   string // the framed namespace: a bound's own string, when a bound check made the entry
@@ -32,8 +34,8 @@ type entry struct {
 	state    typed.State
 	refusal  refusal
 	hash     uint64
-	pos      int32    // index in the shard's entries
-	_        [12]byte // to the 256-byte size class, whose objects start on a cache line
+	pos      int32   // index in the shard's entries
+	_        [4]byte // to the 256-byte size class, whose objects start on a cache line
 }
 
 // inlineSubject is the longest subject an entry holds in its own bytes: IPv4 addresses, most
@@ -72,17 +74,17 @@ func hold[S string | []byte](e *entry, s S) string {
 	return unsafe.String(&b[0], n)
 }
 
-// is reports whether e is the live entry of key. The caller holds e.mu.
-func (e *entry) is(k *key) bool { return !e.dead && k.matches(e) }
-
 // debit takes cost tokens under p at at, all or nothing, from the entry's state carried over to p
 // if it was written under another policy. The caller holds e.mu.
 func (e *entry) debit(p typed.Policy, at, cost int64) (typed.Outcome, bool) {
 	e.adopt(p)
 	if e.policy == p {
 		o, ok := p.DebitIn(&e.state, at, cost)
-		if ok {
+		switch {
+		case ok:
 			e.unrefuse()
+		case cost == 1:
+			e.refuse(p, o)
 		}
 		return o, ok
 	}

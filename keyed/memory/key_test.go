@@ -174,7 +174,7 @@ func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, in
 		t.Fatal("the planted state has a token")
 	}
 	e.mu.Lock()
-	e.refuse(s.Bind(plant.prefix, p).(*bound), refused) // kept for its own key, which is not the one checked
+	e.refuse(p, refused) // kept for its own key, which is not the one checked
 	e.mu.Unlock()
 	if _, ok, _ := b.Peek(subject, at); !ok {
 		t.Errorf("subject %q, planted %q %q: a Peek of the fresh subject refused", subject, plant.prefix, plant.subject)

@@ -38,7 +38,7 @@ func limiter(t testing.TB, s keyed.Store, sp typed.Spec, opts ...keyed.Option) k
 // subject with a string key, admitted and refused, on the store's own clock and on the
 // limiter's.
 func TestAcquireAllocatesNothing(t *testing.T) {
-	if raceEnabled {
+	if memory.RaceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items: allocation counts mean nothing")
 	}
 	ctx := context.Background()
@@ -68,7 +68,7 @@ func TestAcquireAllocatesNothing(t *testing.T) {
 // refusal answers, which allocates nothing under any policy. The clock stands still: 1,000
 // tokens are admitted, then every check is refused.
 func TestAcquireAllocatesNothingInline(t *testing.T) {
-	if raceEnabled {
+	if memory.RaceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items: allocation counts mean nothing")
 	}
 	ctx := context.Background()
@@ -170,7 +170,7 @@ func TestEntriesOnlyBelowFull(t *testing.T) {
 // scale is the number of distinct subjects the memory tests run: 10^6, as the issue asks, or
 // 10^5 under the race detector (ten times slower, with far more memory per allocation) and -short.
 func scale() int {
-	if raceEnabled || testing.Short() {
+	if memory.RaceEnabled || testing.Short() {
 		return 100_000
 	}
 	return 1_000_000
@@ -317,7 +317,7 @@ func TestNoChurn(t *testing.T) {
 			c.advance(time.Microsecond)
 		}
 	})
-	if !raceEnabled {
+	if !memory.RaceEnabled {
 		assert.Zero(t, allocs)
 	}
 	assert.Equal(t, len(subjects), s.Len())

@@ -1,5 +1,5 @@
 //go:build !race
 
-package memory_test
+package memory
 
-const raceEnabled = false
+const RaceEnabled = false

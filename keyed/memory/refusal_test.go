@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,9 +14,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestKeptRefusalTakesNoLock: once a bound check of one token is refused, the bound checks of one
-// token, and the Peeks, that follow until its Retry are refused with the same Outcome without the
-// entry's lock: the test holds it, and a check that asked for it would not return. A check of two
+// TestKeptRefusalTakesNoLock: once a check of one token is refused, the checks of one token and
+// the Peeks that follow until its Retry, bound checks and Requests, are refused with the same
+// Outcome without the entry's lock: the test holds it, and a check that asked for it would not
+// return. A check of two
 // tokens, or of one at the Retry, takes the lock. Subjects of both bound paths (8 to 16 bytes,
 // and other lengths).
 func TestKeptRefusalTakesNoLock(t *testing.T) {
@@ -40,7 +42,18 @@ func TestKeptRefusalTakesNoLock(t *testing.T) {
 			o, ok, _ := b.Peek(subject, time.Unix(0, want.Retry-1))
 			return o, ok
 		}
-		for i, check := range []func() (typed.Outcome, bool){acquire, peek} {
+		r := keyed.Request{Key: []byte("1:a:" + subject), Policy: p, Cost: 1, At: time.Unix(0, want.Retry-1)}
+		request := func() (typed.Outcome, bool) {
+			d, err := s.Acquire(context.Background(), r)
+			require.NoError(t, err)
+			return outcomeOf(d, want), d.Allowed
+		}
+		requestPeek := func() (typed.Outcome, bool) {
+			d, err := s.Peek(context.Background(), r)
+			require.NoError(t, err)
+			return outcomeOf(d, want), d.Allowed
+		}
+		for i, check := range []func() (typed.Outcome, bool){acquire, peek, request, requestPeek} {
 			o, ok, returned := returns(check)
 			if !returned {
 				t.Fatalf("subject %q: check %d waits for the entry's lock", subject, i)
@@ -74,6 +87,20 @@ func TestKeptRefusalTakesNoLock(t *testing.T) {
 	}
 }
 
+// forgetAll makes every entry of s forget the refusal it keeps.
+func forgetAll(s *Store) {
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		for _, e := range sh.entries {
+			e.mu.Lock()
+			e.unrefuse()
+			e.mu.Unlock()
+		}
+		sh.mu.Unlock()
+	}
+}
+
 // returns runs check in a goroutine of its own and reports what it returned, and whether it
 // returned within 10 s: a check blocked on a lock the test holds does not, and only a failing
 // test waits that long (the goroutine stays blocked until the test ends).
@@ -95,6 +122,20 @@ func returns(check func() (typed.Outcome, bool)) (typed.Outcome, bool, bool) {
 	}
 }
 
+// outcomeOf returns the Outcome d tells of, at the instant want.Retry-1 (where want's waits are
+// counted from), for comparing with want.
+func outcomeOf(d keyed.Decision, want typed.Outcome) typed.Outcome {
+	at := want.Retry - 1
+	o := typed.Outcome{Remaining: d.Remaining, Limit: d.Limit, Retry: typed.Never, Full: typed.Never}
+	if w, ok := d.RetryAfter.Duration(); ok {
+		o.Retry = at + int64(w)
+	}
+	if w, ok := d.ResetAfter.Duration(); ok {
+		o.Full = at + int64(w)
+	}
+	return o
+}
+
 // entryOf returns the entry of key (a framed namespace and a subject), failing if there is none.
 func entryOf(t *testing.T, s *Store, k string) *entry {
 	t.Helper()
@@ -105,34 +146,40 @@ func entryOf(t *testing.T, s *Store, k string) *entry {
 	return e
 }
 
-// TestKeptRefusalsDecideAsRequests: bound checks, which keep refusals and answer from them,
-// decide exactly as Requests do, which never read them, on twin stores given the same checks:
-// Acquires of one and two tokens and Peeks through two bounds of one policy, one of the same
-// policy compiled apart, and one of another (so the subject changes policy back and forth),
-// Acquires as Requests on both stores, Resets, and instants that go forwards, stay and step
-// back. A kept refusal that was not forgotten when the state changed would answer a
-// check after it, at an instant before its Retry.
+// TestKeptRefusalsDecideAsRequests: a store that keeps refusals and answers from them decides
+// exactly as one that never does (its twin, whose kept refusals the test forgets before every
+// check), given the same checks: Acquires of one and two tokens and Peeks through two bounds of
+// one policy, one of the same policy compiled apart, and one of another (so the subject changes
+// policy back and forth), Acquires and Peeks as Requests, Resets, and instants that go forwards,
+// stay and step back. A kept refusal that was not forgotten when the state changed would answer
+// a check after it, at an instant before its Retry.
 func TestKeptRefusalsDecideAsRequests(t *testing.T) {
 	policies := []typed.Policy{typed.MustCompile("gcra 2/s burst 2"), typed.MustCompile("gcra 2/s burst 2"),
 		typed.MustCompile("token 5/s burst 3")}
 	const prefix = "1:a:"
 	ctx := context.Background()
+	ops := slices.Repeat([]string{"acquire", "acquire", "acquire", "acquire", "acquire2", "request", "request", "request-peek", "peek"}, 4)
+	ops = append(ops, "reset") // rarely: it wipes what the steps built up
 	rapid.Check(t, func(t *rapid.T) {
 		bounds, requests := New(WithShards(1), WithGrace(time.Hour)), New(WithShards(1), WithGrace(time.Hour))
 		bs := []*bound{bounds.Bind(prefix, policies[0]).(*bound), bounds.Bind(prefix, policies[0]).(*bound),
 			bounds.Bind(prefix, policies[1]).(*bound), bounds.Bind(prefix, policies[2]).(*bound)}
 		at := time.Unix(1000, 0)
-		for i := range rapid.IntRange(1, 60).Draw(t, "steps") {
+		for i := range rapid.IntRange(1, 150).Draw(t, "steps") {
 			at = at.Add(rapid.SampledFrom([]time.Duration{0, 1, time.Millisecond, 100 * time.Millisecond,
 				400 * time.Millisecond, time.Second, -time.Millisecond, -300 * time.Millisecond}).Draw(t, "delta"))
 			which := rapid.IntRange(0, len(bs)-1).Draw(t, "bound")
 			b, subject := bs[which], rapid.SampledFrom([]string{"subject:12345", "x"}).Draw(t, "subject")
 			r := keyed.Request{Key: []byte(prefix + subject), Policy: b.p, Cost: 1, At: at}
+			forgetAll(requests)
 			var got, want keyed.Decision
-			switch op := rapid.SampledFrom([]string{"acquire", "acquire", "acquire", "acquire2", "request", "peek", "reset"}).Draw(t, "op"); op {
+			switch op := rapid.SampledFrom(ops).Draw(t, "op"); op {
 			case "request": // the bounds' store takes it as a Request too
 				got, _ = bounds.Acquire(ctx, r)
 				want, _ = requests.Acquire(ctx, r)
+			case "request-peek":
+				got, _ = bounds.Peek(ctx, r)
+				want, _ = requests.Peek(ctx, r)
 			case "acquire", "acquire2":
 				if op == "acquire2" {
 					r.Cost = 2
@@ -152,6 +199,65 @@ func TestKeptRefusalsDecideAsRequests(t *testing.T) {
 	})
 }
 
+// TestAdmissionForgetsRefusal: an admission forgets the refusal kept, whichever path admits: a
+// bound check of the refused policy, a Request of it, or a bound check of the same policy
+// compiled apart (which carries the state over). After it, a check at an instant before the old
+// Retry (a clock reading taken before the admission, say) is answered from the new state: one
+// token later. Under "gcra 1/s": a token at 10 s, a refusal at 10.1 s (Retry 11 s), an admission
+// at 11 s, and then a check at 10.5 s, refused until 12 s. Each is run by a bound check and by a
+// Request, so that both paths keep and read refusals.
+func TestAdmissionForgetsRefusal(t *testing.T) {
+	const sec = int64(time.Second)
+	ctx := context.Background()
+	for _, subject := range []string{"subject:12345", "x"} {
+		for _, admit := range []string{"bound", "request", "twin"} {
+			for _, viaBound := range []bool{true, false} {
+				p := typed.MustCompile("gcra 1/s")
+				s := New(WithShards(1), WithGrace(time.Hour))
+				b := s.Bind("1:a:", p).(*bound)
+				twin := s.Bind("1:a:", typed.MustCompile("gcra 1/s")).(*bound)
+				check := func(b *bound, at int64) (typed.Outcome, bool) {
+					if viaBound {
+						o, ok, _ := b.Acquire(subject, 1, time.Unix(0, at))
+						return o, ok
+					}
+					r := keyed.Request{Key: []byte("1:a:" + subject), Policy: b.p, Cost: 1, At: time.Unix(0, at)}
+					d, err := s.Acquire(ctx, r)
+					require.NoError(t, err)
+					return typed.Outcome{Retry: at + int64(must(d.RetryAfter.Duration()))}, d.Allowed
+				}
+				_, ok := check(b, 10*sec)
+				require.True(t, ok)
+				o, ok := check(b, 10*sec+sec/10)
+				require.False(t, ok)
+				require.Equal(t, 11*sec, o.Retry)
+				switch admit {
+				case "bound":
+					_, ok, _ = b.Acquire(subject, 1, time.Unix(0, 11*sec))
+				case "request":
+					d, err := s.Acquire(ctx, keyed.Request{Key: []byte("1:a:" + subject), Policy: p, Cost: 1, At: time.Unix(0, 11*sec)})
+					require.NoError(t, err)
+					ok = d.Allowed
+				case "twin":
+					_, ok, _ = twin.Acquire(subject, 1, time.Unix(0, 11*sec))
+				}
+				require.True(t, ok, "%q: admitted by %s at the Retry", subject, admit)
+				o, ok = check(b, 10*sec+sec/2)
+				require.False(t, ok)
+				require.Equal(t, 12*sec, o.Retry, "%q, admitted by %s, checked by bound %v: the Retry after the admission", subject, admit, viaBound)
+			}
+		}
+	}
+}
+
+// must returns d, failing on Never.
+func must(d time.Duration, finite bool) time.Duration {
+	if !finite {
+		panic("a wait of Never")
+	}
+	return d
+}
+
 // TestDroppedEntryKeepsNoRefusal: dropping an entry forgets its kept refusal, so that a check
 // that found the entry before it was dropped, and reads the refusal after, takes the lock, finds
 // the entry dead and asks the shard again.
@@ -162,10 +268,10 @@ func TestDroppedEntryKeepsNoRefusal(t *testing.T) {
 		_, _, _ = b.Acquire("subject:12345", 1, time.Unix(0, 1))
 	}
 	e := entryOf(t, s, "1:a:subject:12345")
-	_, held := e.refusal.holds(b, 2)
+	_, held := e.refusal.holds(b.p, 2)
 	require.True(t, held)
 	require.NoError(t, s.Reset(context.Background(), keyed.Request{Key: []byte("1:a:subject:12345")}))
-	_, held = e.refusal.holds(b, 2)
+	_, held = e.refusal.holds(b.p, 2)
 	require.False(t, held, "a dropped entry answers from its kept refusal")
 	require.False(t, e.refusing.Load())
 }
@@ -173,8 +279,8 @@ func TestDroppedEntryKeepsNoRefusal(t *testing.T) {
 // TestKeptRefusalReadWhole: a reader of a kept refusal never mixes the words of two refusals,
 // nor takes one half written, while the lock holder keeps and forgets refusals, each with Limit,
 // Retry and Full all equal. The writer rests a varying while after each write, so that reads
-// both overlap writes and find refusals whole; the reader reads until it has found some whole
-// and has read a million times.
+// both overlap writes and find refusals whole; the reader reads until it has found a thousand
+// whole and has read five million times (one million under the race detector).
 func TestKeptRefusalReadWhole(t *testing.T) {
 	s := New(WithShards(1))
 	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
@@ -186,7 +292,7 @@ func TestKeptRefusalReadWhole(t *testing.T) {
 		defer close(done)
 		for i := int64(2); !stop.Load(); i++ {
 			e.mu.Lock()
-			e.refuse(b, typed.Outcome{Limit: i, Retry: i, Full: i})
+			e.refuse(b.p, typed.Outcome{Limit: i, Retry: i, Full: i})
 			if i%3 == 0 {
 				e.forget()
 			}
@@ -200,9 +306,12 @@ func TestKeptRefusalReadWhole(t *testing.T) {
 		stop.Store(true)
 		<-done
 	}()
-	hits := 0
-	for reads := 0; reads < 1_000_000 || hits < 1000; reads++ {
-		if o, ok := e.refusal.holds(b, 0); ok {
+	hits, reads := 0, 5_000_000
+	if RaceEnabled {
+		reads = 1_000_000 // a read takes some 20 times longer
+	}
+	for ; reads > 0 || hits < 1000; reads-- {
+		if o, ok := e.refusal.holds(b.p, 0); ok {
 			hits++
 			require.True(t, o.Limit == o.Retry && o.Retry == o.Full, "read a refusal mixed of two: %+v", o)
 		}

@@ -34,36 +34,29 @@ type shard struct {
 
 func (sh *shard) table() *table { return sh.index.Load() }
 
-// acquire takes cost tokens under p at at from the subject of key, whose hash is h: from its
-// entry, under the entry's lock, or else under the shard's lock. It returns the instant it
-// decided at: at, or later for a reading of the store's clock (own) that found no entry (see
-// since).
+// acquire takes cost tokens under p at at from the subject of key, whose hash is h: from the
+// refusal its entry keeps, with no lock, or from its entry, under the entry's lock, or else under
+// the shard's lock. It returns the instant it decided at: at, or later for a reading of the
+// store's clock (own) that found no entry (see since).
 func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost, grace int64, own bool) (typed.Outcome, bool, int64) {
-	if e := sh.held(h, k, p); e != nil {
-		o, ok := p.DebitIn(&e.state, at, cost)
-		if ok && e.refusing.Load() {
-			return e.settle(nil, o, ok, at)
+	if e := sh.table().candidate(h); e != nil && k.matches(e) {
+		if cost == 1 && e.refusing.Load() {
+			if o, ok := e.refusal.holds(p, at); ok {
+				return o, false, at
+			}
+		}
+		e.mu.Lock()
+		if !e.dead && e.policy == p {
+			o, ok := p.DebitIn(&e.state, at, cost)
+			if ok && e.refusing.Load() || !ok && cost == 1 {
+				return e.settle(p, o, ok, at)
+			}
+			e.mu.Unlock()
+			return o, ok, at
 		}
 		e.mu.Unlock()
-		return o, ok, at
 	}
 	return sh.acquireLocked(h, k, p, at, cost, grace, own)
-}
-
-// held returns the entry of key, whose hash is h, locked, if the index holds it and its state was
-// written under p: the common case, which needs no lock but the entry's. Otherwise it returns nil,
-// and the caller asks again under the shard's lock.
-func (sh *shard) held(h uint64, k *key, p typed.Policy) *entry {
-	e := sh.table().candidate(h)
-	if e == nil {
-		return nil
-	}
-	e.mu.Lock()
-	if !e.is(k) || e.policy != p {
-		e.mu.Unlock()
-		return nil
-	}
-	return e
 }
 
 // acquireLocked is acquire under the shard's lock, at the instant since returns: from the entry
@@ -101,11 +94,18 @@ func (sh *shard) since(at int64, own bool) int64 {
 }
 
 // peek reports whether the subject of key could take one token under p at at, and the instant it
-// decided at (see acquire). An entry full for the grace is dropped, under the shard's lock.
+// decided at (see acquire): from the refusal its entry keeps, or under the entry's lock. An entry
+// full for the grace is dropped, under the shard's lock. (A refusal kept means the subject is
+// not full at at, so not idle either.)
 func (sh *shard) peek(h uint64, k *key, p typed.Policy, at, grace int64, own bool) (typed.Outcome, bool, int64) {
-	if e := sh.table().candidate(h); e != nil {
+	if e := sh.table().candidate(h); e != nil && k.matches(e) {
+		if e.refusing.Load() { // PeekIn reports what DebitIn of one token would
+			if o, ok := e.refusal.holds(p, at); ok {
+				return o, false, at
+			}
+		}
 		e.mu.Lock()
-		if e.is(k) && !e.idle(at, grace) {
+		if !e.dead && !e.idle(at, grace) {
 			o, ok := e.peek(p, at)
 			e.mu.Unlock()
 			return o, ok, at
