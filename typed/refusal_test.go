@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus/internal/kernel"
-
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
