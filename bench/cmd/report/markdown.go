@@ -28,6 +28,11 @@ var notes = []string{
 		"testing allocates the goroutines' PBs 32 bytes apart when one processor starts them both, " +
 		"and PB.Next writes to its PB on every iteration: two PBs in one cache line bounced it " +
 		"between the cores on every check, which doubled the time of some runs of the fastest store.",
+	"Keyed, result=deny: the fill takes each subject's one token, so every measured check is " +
+		"refused. numerus's memory store keeps a subject's latest refusal and answers the checks " +
+		"of one token that follow, until its Retry, from it: with no lock and writing nothing " +
+		"(keyed/memory's doc, Concurrency). The first refusal of each subject takes the lock; the " +
+		"rest are measured as a flood from one client would meet them.",
 }
 
 // writeReport writes the targets table, the pairs table and the notes.
