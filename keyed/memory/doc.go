@@ -74,10 +74,12 @@
 // is unchanged a refusal holds at every instant before its Retry (typed's TestRefusalHolds).
 // Such a check loads a few words and writes nothing, so every core refuses a hot subject at once
 // (a flood of refused requests from one client does not queue on one lock), and it allocates
-// nothing under any policy. Whatever changes the state or the policy, or drops the entry, forgets
-// the refusal under the entry's lock, before releasing it. A check of more than one token takes
-// the lock, and so does a check under a Policy compiled apart from the one refused (the same
-// text compiled twice, as by two limiters): it decides alike, and keeps its own refusal.
+// nothing under any policy. Whatever changes the state, or the policy to one that decides
+// otherwise, or drops the entry, forgets the refusal under the entry's lock, before releasing it.
+// A check of more than one token takes the entry's lock. A check under a Policy compiled apart
+// from the one refused (the same text compiled twice, as by two keyed.Limiters of one namespace)
+// takes the shard's lock, adopts its Policy and keeps its own refusal: two such limiters that
+// refuse one subject in turn take that lock on every check.
 //
 // Checks of an existing subject allocate nothing under every policy whose typed.State fits its
 // 12 inline words and holds no log: every algorithm but the sliding log and the bucketed sliding

@@ -251,28 +251,32 @@ func TestBoundCheckTakesNoShardLock(t *testing.T) {
 }
 
 // TestCheckOfDroppedEntry: a check that found its subject's entry in the index and then waited
-// for the entry's lock while the entry was dropped does not debit the dropped entry: the subject
-// starts afresh. The entry is out of tokens under 1/h, so a debit of it is refused where a fresh
-// subject's is admitted. Both paths are checked, a bound check's and a Request's, with subjects
-// the bound check reads as words and not. The test knows the check is waiting from the mutex's
-// count of waiters, so it never sleeps.
+// for the entry's lock while the entry was dropped does not read the dropped entry: the subject
+// starts afresh. The entry is out of tokens under 1/h, so a debit or a Peek of it is refused
+// where a fresh subject's is admitted. Three paths are checked, a bound check's, a Request's and
+// a Peek's, with subjects the bound check reads as words and not. The test knows the check is
+// waiting from the mutex's count of waiters, so it never sleeps.
 func TestCheckOfDroppedEntry(t *testing.T) {
 	p := typed.MustCompile("gcra 1/h")
 	at := time.Unix(0, 1)
 	for _, subject := range []string{"subject:12345", "x"} {
-		for _, viaBound := range []bool{false, true} {
+		for _, path := range []string{"request", "bound", "peek"} {
 			s := New(WithShards(1))
 			b := s.Bind("1:a:", p).(*bound)
 			check := func() bool {
-				if viaBound {
+				switch path {
+				case "bound":
 					_, ok, _ := b.Acquire(subject, 1, at)
+					return ok
+				case "peek":
+					_, ok, _ := b.Peek(subject, at)
 					return ok
 				}
 				d, err := s.Acquire(context.Background(), keyed.Request{Key: []byte("1:a:" + subject), Policy: p, Cost: 1, At: at})
 				return err == nil && d.Allowed
 			}
-			if !check() {
-				t.Fatalf("%q, bound %v: the first check was refused", subject, viaBound)
+			if _, ok, _ := b.Acquire(subject, 1, at); !ok {
+				t.Fatalf("%q, %s: the first check was refused", subject, path)
 			}
 			h := mix(b.hash, s.seed.subject(subject))
 			sh := s.shard(h)
@@ -282,7 +286,7 @@ func TestCheckOfDroppedEntry(t *testing.T) {
 			go func() { done <- check() }()
 			for i := 0; waiters(&e.mu) == 0; i++ {
 				if i == 1e8 {
-					t.Fatalf("%q, bound %v: the check never waited for the entry's lock", subject, viaBound)
+					t.Fatalf("%q, %s: the check never waited for the entry's lock", subject, path)
 				}
 				runtime.Gosched()
 			}
@@ -290,7 +294,7 @@ func TestCheckOfDroppedEntry(t *testing.T) {
 			sh.drop(e, 0, false) // unlocks e.mu
 			sh.mu.Unlock()
 			if !<-done {
-				t.Errorf("%q, bound %v: the check that waited for the dropped entry was refused: it debited that entry", subject, viaBound)
+				t.Errorf("%q, %s: the check that waited for the dropped entry was refused: it read that entry", subject, path)
 			}
 		}
 	}

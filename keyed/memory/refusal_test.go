@@ -122,6 +122,30 @@ func returns(check func() (typed.Outcome, bool)) (typed.Outcome, bool, bool) {
 	}
 }
 
+// TestTwinRefusalKept: a refusal under a Policy compiled apart from the entry's (the same text
+// compiled twice, as by two limiters) goes through the shard's lock, adopts that Policy, and is
+// kept there too (entry.debit): the check of one token under it that follows is answered without
+// the entry's lock.
+func TestTwinRefusalKept(t *testing.T) {
+	s := New(WithShards(1))
+	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
+	twin := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
+	_, ok, _ := b.Acquire("subject:12345", 1, time.Unix(0, 1))
+	require.True(t, ok)
+	want, ok, _ := twin.Acquire("subject:12345", 1, time.Unix(0, 2))
+	require.False(t, ok)
+	e := entryOf(t, s, "1:a:subject:12345")
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o, ok, returned := returns(func() (typed.Outcome, bool) {
+		o, ok, _ := twin.Acquire("subject:12345", 1, time.Unix(0, 3))
+		return o, ok
+	})
+	require.True(t, returned, "the twin's second refusal waits for the entry's lock: its first was not kept")
+	require.False(t, ok)
+	require.Equal(t, want, o)
+}
+
 // outcomeOf returns the Outcome d tells of, at the instant want.Retry-1 (where want's waits are
 // counted from), for comparing with want.
 func outcomeOf(d keyed.Decision, want typed.Outcome) typed.Outcome {
@@ -280,7 +304,7 @@ func TestDroppedEntryKeepsNoRefusal(t *testing.T) {
 // nor takes one half written, while the lock holder keeps and forgets refusals, each with Limit,
 // Retry and Full all equal. The writer rests a varying while after each write, so that reads
 // both overlap writes and find refusals whole; the reader reads until it has found a thousand
-// whole and has read five million times (one million under the race detector).
+// whole and has read twenty million times (one million under the race detector).
 func TestKeptRefusalReadWhole(t *testing.T) {
 	s := New(WithShards(1))
 	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
@@ -306,7 +330,7 @@ func TestKeptRefusalReadWhole(t *testing.T) {
 		stop.Store(true)
 		<-done
 	}()
-	hits, reads := 0, 5_000_000
+	hits, reads := 0, 20_000_000
 	if RaceEnabled {
 		reads = 1_000_000 // a read takes some 20 times longer
 	}
