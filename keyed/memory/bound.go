@@ -51,7 +51,7 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 			}
 		}
 		e.mu.Lock()
-		if !e.dead && isShort(e, n, w0, w1) && b.inNamespace(e) && e.policy == b.p {
+		if !e.dead && isShort(e, n, w0, w1) && b.inNamespace(e) && e.adopt(b.p) {
 			o, ok := b.p.DebitIn(&e.state, ns, cost)
 			if ok && e.refusing.Load() || !ok && cost == 1 {
 				return e.settle(b.p, o, ok, ns)
@@ -77,7 +77,7 @@ func (b *bound) acquire(subject string, cost, ns int64, own bool) (typed.Outcome
 			}
 		}
 		e.mu.Lock()
-		if !e.dead && b.inNamespace(e) && e.policy == b.p {
+		if !e.dead && b.inNamespace(e) && e.adopt(b.p) {
 			o, ok := b.p.DebitIn(&e.state, ns, cost)
 			if ok && e.refusing.Load() || !ok && cost == 1 {
 				return e.settle(b.p, o, ok, ns)

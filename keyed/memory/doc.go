@@ -69,17 +69,17 @@
 //
 // A subject over its limit is refused without a lock once it has been refused with one. An entry
 // keeps its latest refusal of one token, with the Policy it was refused under, and answers the
-// checks of one token under that same Policy value that follow (Acquires and Peeks, from a
-// keyed.Limiter or as Requests) with it until its Retry: the same Outcome, since while the state
-// is unchanged a refusal holds at every instant before its Retry (typed's TestRefusalHolds).
+// checks of one token under that Policy (or one that decides like it) that follow, Acquires and
+// Peeks, from a keyed.Limiter or as Requests, with it until its Retry: the same Outcome, since
+// while the state is unchanged a refusal holds at every instant before its Retry (typed's
+// TestRefusalHolds).
 // Such a check loads a few words and writes nothing, so every core refuses a hot subject at once
 // (a flood of refused requests from one client does not queue on one lock), and it allocates
 // nothing under any policy. Whatever changes the state, or the policy to one that decides
 // otherwise, or drops the entry, forgets the refusal under the entry's lock, before releasing it.
-// A check of more than one token takes the entry's lock. A check under a Policy compiled apart
-// from the one refused (the same text compiled twice, as by two keyed.Limiters of one namespace)
-// takes the shard's lock, adopts its Policy and keeps its own refusal: two such limiters that
-// refuse one subject in turn take that lock on every check.
+// A check of more than one token takes the entry's lock. Policies that decide alike (one text
+// compiled twice, as by two keyed.Limiters of one namespace) share the refusal kept, and a check
+// under one adopts it as the entry's policy under the entry's lock alone.
 //
 // Checks of an existing subject allocate nothing under every policy whose typed.State fits its
 // 12 inline words and holds no log: every algorithm but the sliding log and the bucketed sliding

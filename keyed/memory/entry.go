@@ -109,12 +109,13 @@ func (e *entry) peek(p typed.Policy, at int64) (typed.Outcome, bool) {
 
 // adopt makes p the entry's policy if the state's decides like it: the same policy compiled apart
 // (two limiters of one text), which is no change at all, so the state stands as it is rather
-// than being carried over (which starts a full subject afresh, unlike the grace). The caller
-// holds e.mu.
-func (e *entry) adopt(p typed.Policy) {
+// than being carried over (which starts a full subject afresh, unlike the grace). It reports
+// whether p is the entry's policy now. The caller holds e.mu.
+func (e *entry) adopt(p typed.Policy) bool {
 	if e.policy != p && e.policy.DecidesLike(p) {
 		e.policy = p // the refusal kept, if any, holds: the state decides as it did
 	}
+	return e.policy == p
 }
 
 // keep makes state, carried over to p and then debited (admitted) or not, the entry's. A

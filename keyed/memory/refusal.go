@@ -17,7 +17,7 @@ import (
 // policy changes or the entry is dropped, and each of those forgets it under the entry's lock,
 // before releasing it (a check that reads the refusal before that is ordered before the change).
 // A policy adopted as the same one compiled apart (entry.adopt) changes no decision, and the
-// refusal, kept under the other, stands.
+// refusal, kept under the other, stands: it answers checks under either.
 //
 // It is a sequence lock of atomic words: the lock holder makes seq odd, rewrites the words and
 // makes seq even again; a reader that finds seq even and unchanged around its loads read one
@@ -33,12 +33,13 @@ type refusal struct {
 }
 
 // holds returns the refusal if it answers a check of one token under p at at, of the entry's own
-// key: a refusal under p whose Retry is later than at. A check loads the entry's refusing flag
+// key: a refusal under p, or under a policy that decides like p (the same text compiled apart),
+// whose Retry is later than at. A check loads the entry's refusing flag
 // first, from a line it reads anyway, and calls holds only if it is set.
 func (r *refusal) holds(p typed.Policy, at int64) (typed.Outcome, bool) {
 	seq := r.seq.Load()
 	kept, _ := r.policy.Load().(typed.Policy)
-	if seq&1 != 0 || kept != p || kept == (typed.Policy{}) {
+	if seq&1 != 0 || kept == (typed.Policy{}) || kept != p && !kept.DecidesLike(p) {
 		return typed.Outcome{}, false
 	}
 	o := typed.Outcome{Limit: r.limit.Load(), Retry: r.retry.Load(), Full: r.full.Load()}

@@ -122,28 +122,46 @@ func returns(check func() (typed.Outcome, bool)) (typed.Outcome, bool, bool) {
 	}
 }
 
-// TestTwinRefusalKept: a refusal under a Policy compiled apart from the entry's (the same text
-// compiled twice, as by two limiters) goes through the shard's lock, adopts that Policy, and is
-// kept there too (entry.debit): the check of one token under it that follows is answered without
-// the entry's lock.
-func TestTwinRefusalKept(t *testing.T) {
+// TestTwinsShareRefusals: two bounds of one policy text compiled apart (two limiters of one
+// namespace) share a subject's entry and its kept refusal. With the shard's lock held throughout:
+// a check by the twin adopts its Policy under the entry's lock alone and is refused, keeping the
+// refusal; a check by the first bound is then answered from it without the entry's lock, and a
+// check by the twin likewise. So twins that refuse one subject in turn take no lock at all. A
+// Request of two tokens under a third compilation adopts it under the entry's lock alone too.
+func TestTwinsShareRefusals(t *testing.T) {
 	s := New(WithShards(1))
 	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
 	twin := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
 	_, ok, _ := b.Acquire("subject:12345", 1, time.Unix(0, 1))
 	require.True(t, ok)
-	want, ok, _ := twin.Acquire("subject:12345", 1, time.Unix(0, 2))
-	require.False(t, ok)
 	e := entryOf(t, s, "1:a:subject:12345")
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	o, ok, returned := returns(func() (typed.Outcome, bool) {
-		o, ok, _ := twin.Acquire("subject:12345", 1, time.Unix(0, 3))
-		return o, ok
-	})
-	require.True(t, returned, "the twin's second refusal waits for the entry's lock: its first was not kept")
+	sh := &s.shards[0]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	check := func(b *bound, at int64) func() (typed.Outcome, bool) {
+		return func() (typed.Outcome, bool) {
+			o, ok, _ := b.Acquire("subject:12345", 1, time.Unix(0, at))
+			return o, ok
+		}
+	}
+	want, ok, returned := returns(check(twin, 2))
+	require.True(t, returned, "the twin's check waits for the shard's lock")
 	require.False(t, ok)
-	require.Equal(t, want, o)
+	e.mu.Lock()
+	for i, c := range []func() (typed.Outcome, bool){check(b, 3), check(twin, 4)} {
+		o, ok, returned := returns(c)
+		require.True(t, returned, "check %d waits for a lock: the twin's refusal was not kept, or not shared", i)
+		require.False(t, ok)
+		require.Equal(t, want, o, "check %d", i)
+	}
+	e.mu.Unlock()
+	r := keyed.Request{Key: []byte("1:a:subject:12345"), Policy: typed.MustCompile("gcra 1/h"), Cost: 2, At: time.Unix(0, 5)}
+	_, _, returned = returns(func() (typed.Outcome, bool) {
+		d, err := s.Acquire(context.Background(), r)
+		require.NoError(t, err)
+		return typed.Outcome{}, d.Allowed
+	})
+	require.True(t, returned, "a Request under a third compilation waits for the shard's lock")
 }
 
 // outcomeOf returns the Outcome d tells of, at the instant want.Retry-1 (where want's waits are

@@ -46,7 +46,7 @@ func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost, grace int64
 			}
 		}
 		e.mu.Lock()
-		if !e.dead && e.policy == p {
+		if !e.dead && e.adopt(p) {
 			o, ok := p.DebitIn(&e.state, at, cost)
 			if ok && e.refusing.Load() || !ok && cost == 1 {
 				return e.settle(p, o, ok, at)
