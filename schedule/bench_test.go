@@ -3,10 +3,12 @@ package schedule
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/clock"
 )
 
 // BenchmarkWakeLateness measures, on the real clock, how late a waiter wakes after the instant its
@@ -63,4 +65,35 @@ func lateness(b *testing.B, wake func() (due time.Time)) {
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	b.ReportMetric(us(sum/time.Duration(len(late))), "late-mean-µs")
 	b.ReportMetric(us(late[len(late)*99/100]), "late-p99-µs")
+}
+
+// BenchmarkGateQueue is a take that must wait behind n waiters (through the gate's non-blocking
+// core, on the fake clock), and the wake-up that admits the head at its turn, which keeps the
+// queue at n. The gate keeps the queue played through the planner, so the cost does not grow
+// with n: debits/op counts the limiter's debits.
+func BenchmarkGateQueue(b *testing.B) {
+	for _, n := range []int{1, 100, 10_000} {
+		b.Run("waiters="+strconv.Itoa(n), func(b *testing.B) {
+			f := clock.NewFake(bubbleStart)
+			debits := 0
+			g := newGate(counting{drained(b, gcra(b, numerus.Every(time.Millisecond), 1), bubbleStart), &debits}, f)
+			for range n {
+				if _, err := g.enqueue(1, time.Time{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			debits = 0
+			for b.Loop() {
+				if _, err := g.enqueue(1, time.Time{}); err != nil {
+					b.Fatal(err)
+				}
+				f.Advance(time.Millisecond)
+			}
+			if got := queued(g); got != n {
+				b.Fatalf("%d waiters, want %d", got, n)
+			}
+			b.ReportMetric(float64(debits)/float64(b.N), "debits/op")
+		})
+	}
 }

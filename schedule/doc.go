@@ -55,13 +55,17 @@
 // # Performance
 //
 // A take that goes through at once costs one debit of the limiter. A take that must wait first
-// plays the waiters ahead of it through the planner, to fail at once if its turn would come too
-// late: about two debits per waiter ahead, so a queue of n waiters costs each new one O(n) under
-// the gate's lock. Every wake-up is a timer's: how late it comes is the runtime's timer latency,
-// which BenchmarkWakeLateness measures. That lateness is not taken from the rate: a Gate and Wait
-// debit each admission at the turn its timer was set for, so the turns forecast stand, a waiter
-// goes at most one wake-up's lateness after its turn, and waiters whose turns passed while a timer
-// was late go at once. The calls they let go may therefore come closer together than the policy's
+// finds its turn behind the waiters, to fail at once if it would come too late. The gate keeps
+// the queue played through the planner, and each new waiter extends that play by its own take:
+// about two debits, however many wait ahead. The whole queue is played again, about two debits
+// per waiter, only by the first take that must wait after a waiter left, after a pause, or while
+// the head's turn has passed and its wake-up has not yet come (BenchmarkGateQueue).
+//
+// Every wake-up is a timer's: how late it comes is the runtime's timer latency, which
+// BenchmarkWakeLateness measures. That lateness is not taken from the rate: a Gate and Wait debit
+// each admission at the turn its timer was set for, so the turns forecast stand, a waiter goes at
+// most one wake-up's lateness after its turn, and waiters whose turns passed while a timer was
+// late go at once. The calls they let go may therefore come closer together than the policy's
 // interval by at most that lateness, as with any sender whose calls cross a network.
 //
 // # Errors

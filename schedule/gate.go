@@ -34,6 +34,7 @@ type Gate struct {
 	clk    clock.Clock
 	paused time.Time   // nothing is admitted before it
 	queue  []*waiter   // the head is queue[0]
+	plan   plan        // the queue played through the planner, while it stands
 	timer  clock.Timer // armed for the head, or nil
 	due    time.Time   // the instant the timer is armed for
 	gen    uint64      // bumped at each disarm, so a timer that fired late does nothing
@@ -41,6 +42,7 @@ type Gate struct {
 
 type waiter struct {
 	cost     int64
+	turn     time.Time     // the instant the plan admits it at
 	deadline time.Time     // its context's, or zero for none
 	done     chan struct{} // closed when served: admitted, or failed with err
 	err      error
@@ -115,15 +117,15 @@ func (g *Gate) enqueue(cost int64, deadline time.Time) (*waiter, error) {
 	if g.admit(now, cost) {
 		return nil, nil
 	}
-	at, ok := g.forecast(now, cost).Time()
+	l, at, ok := g.behind(now, cost)
 	if !ok {
 		return nil, never(g.l, cost)
 	}
 	if !deadline.IsZero() && !at.Before(deadline) {
 		return nil, &DeadlineError{At: at, Deadline: deadline}
 	}
-	w := &waiter{cost: cost, deadline: deadline, done: make(chan struct{})}
-	g.queue = append(g.queue, w)
+	w := &waiter{cost: cost, turn: at, deadline: deadline, done: make(chan struct{})}
+	g.extend(w, l)
 	if len(g.queue) == 1 {
 		g.serve(now, now)
 	}
@@ -142,6 +144,7 @@ func (g *Gate) cancel(w *waiter, err error) error {
 	}
 	i := slices.Index(g.queue, w)
 	g.queue = slices.Delete(g.queue, i, i+1)
+	g.plan.valid = false
 	if i == 0 {
 		g.serve(now, now)
 	}
@@ -186,6 +189,7 @@ func (g *Gate) serve(at, now time.Time) {
 		} else {
 			g.l = next
 		}
+		g.plan.served(w, at, ok)
 		steps = 0
 		g.queue[0] = nil
 		g.queue = g.queue[1:]
@@ -245,6 +249,7 @@ func (g *Gate) pause(now, until time.Time) {
 		return
 	}
 	g.paused = until
+	g.plan.valid = false
 	if len(g.queue) > 0 {
 		g.dropLate(now)
 		g.serve(now, now)
@@ -298,27 +303,49 @@ func (g *Gate) Schedule(cost int64) iter.Seq2[time.Time, numerus.Limiter] {
 
 // forecast returns when a take of cost would be admitted behind the waiters.
 func (g *Gate) forecast(now time.Time, cost int64) numerus.NextDebitable {
-	l, at, ok := g.afterQueue(now)
-	if ok {
-		_, at, ok = first(l, at, cost)
+	if _, at, ok := g.behind(now, cost); ok {
+		return numerus.DebitableFrom(at)
 	}
-	if !ok {
-		return numerus.Never()
-	}
-	return numerus.DebitableFrom(at)
+	return numerus.Never()
 }
 
-// afterQueue plays the queue through the planner: the limiter once every waiter is served, and
-// the instant the last one is; false if one never is.
-func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
-	l, at := g.l, latest(now, g.paused)
-	for _, w := range g.queue {
-		var ok bool
-		if l, at, ok = first(l, at, w.cost); !ok {
-			return l, at, false
-		}
+// behind returns the limiter after a take of cost behind the waiters, and that take's turn;
+// false if it is never admitted.
+func (g *Gate) behind(now time.Time, cost int64) (numerus.Limiter, time.Time, bool) {
+	l, at, ok := g.afterQueue(now)
+	if ok {
+		l, at, ok = first(l, at, cost)
 	}
-	return l, at, true
+	return l, at, ok
+}
+
+// afterQueue plays the queue through the planner from now: the limiter once every waiter is
+// served, and the instant the last one is; false if one never is. It answers from the plan while
+// the plan stands for now, and otherwise plays the queue again and keeps that as the plan.
+func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
+	start := latest(now, g.paused)
+	if len(g.queue) == 0 {
+		return g.l, start, true
+	}
+	if g.plan.standsAt(start, g.queue[0]) {
+		return g.plan.l, g.plan.at, g.plan.ok
+	}
+	l, at, ok := g.l, start, true
+	for _, w := range g.queue {
+		if ok {
+			l, at, ok = first(l, at, w.cost)
+		}
+		w.turn = at
+	}
+	g.plan = plan{valid: true, l: l, at: at, ok: ok}
+	return l, at, ok
+}
+
+// extend queues w, whose turn behind the waiters leaves the limiter l, and makes the plan
+// include it: the caller found that turn by behind, whose play of the queue is the plan.
+func (g *Gate) extend(w *waiter, l numerus.Limiter) {
+	g.queue = append(g.queue, w)
+	g.plan = plan{valid: true, l: l, at: w.turn, ok: true}
 }
 
 // earliest returns the earlier of a and b.
@@ -352,4 +379,38 @@ func first(l numerus.Limiter, at time.Time, cost int64) (numerus.Limiter, time.T
 		at = t
 	}
 	return l, at, false
+}
+
+// plan is the queue played through the planner (numerus.Schedule, one take per waiter): the
+// limiter once every waiter is served and the instant the last one is (ok false if one never
+// is), and each waiter's turn in its turn field.
+//
+// A take that must wait needs it, to fail at once if its turn would come too late, so the gate
+// keeps it rather than playing a queue of n waiters again for each new one. A new waiter extends
+// it by its own take. An admission of the head at its turn leaves the rest of it as it was: the
+// limiter is a pure value, and the same debit at the same instant leaves the same limiter. It
+// answers a play from any instant up to the head's turn, as from the instant it was played from:
+// a lawful limiter that refuses a take at an instant and admits it first at a later one refuses
+// it at every instant between. Anything else drops it, and the next take that must wait plays
+// the queue again: a waiter that leaves, a pause, or a head admitted at another instant than its
+// turn or never (after a take played the queue while the head's wake-up was late, or under a
+// limiter not tight at its answers).
+type plan struct {
+	valid bool
+	l     numerus.Limiter
+	at    time.Time
+	ok    bool
+}
+
+// standsAt reports whether the plan answers a play from start, head being the queue's head:
+// whether start is not after the head's turn. (Nor is it before the instant the plan was played
+// from, or the turn of the latest waiter served: the gate's clock and its pause never step back.)
+func (p *plan) standsAt(start time.Time, head *waiter) bool {
+	return p.valid && !start.After(head.turn)
+}
+
+// served keeps the rest of the plan after w, the head, was admitted at at (ok) or failed (!ok),
+// if w was admitted at its turn; otherwise it drops it.
+func (p *plan) served(w *waiter, at time.Time, ok bool) {
+	p.valid = p.valid && ok && at.Equal(w.turn)
 }

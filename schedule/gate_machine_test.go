@@ -228,10 +228,12 @@ func (m *gateMachine) admit(t *rapid.T, cost int64) {
 	m.replay = next
 }
 
-// Check holds after every step: the gate's limiter is the model's; a waiter is left at the head
-// only when it cannot go; one timer is armed exactly while someone waits.
+// Check holds after every step: what the gate answers for its queue, from its plan or not, is the
+// queue played afresh; the gate's limiter is the model's; a waiter is left at the head only when
+// it cannot go; one timer is armed exactly while someone waits.
 func (m *gateMachine) Check(t *rapid.T) {
 	now := m.now()
+	requirePlanIsReplay(t, m.g, now)
 	got, want := m.g.Limiter().Status(now), m.replay.Status(now)
 	if got.Remaining != want.Remaining || !got.Full.Equal(want.Full) {
 		t.Fatalf("gate status %+v, model %+v", got, want)
