@@ -57,9 +57,10 @@
 // A take that goes through at once costs one debit of the limiter. A take that must wait first
 // finds its turn behind the waiters, to fail at once if it would come too late. The gate keeps
 // the queue played through the planner, and each new waiter extends that play by its own take:
-// about two debits, however many wait ahead. The whole queue is played again, about two debits
-// per waiter, only by the first take that must wait after a waiter left, after a pause, or while
-// the head's turn has passed and its wake-up has not yet come (BenchmarkGateQueue).
+// about two debits, however many wait ahead (BenchmarkGateQueue). A refused TryTake and Schedule
+// read the same play, which starts at the head's turn when that has passed and its wake-up is
+// late (the wake-up admits it at its turn, see below). It is played afresh, about two debits per
+// waiter, by the first of these calls after a waiter left or after a pause.
 //
 // Every wake-up is a timer's: how late it comes is the runtime's timer latency, which
 // BenchmarkWakeLateness measures. That lateness is not taken from the rate: a Gate and Wait debit

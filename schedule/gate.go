@@ -319,11 +319,11 @@ func (g *Gate) behind(now time.Time, cost int64) (numerus.Limiter, time.Time, bo
 	return l, at, ok
 }
 
-// afterQueue plays the queue through the planner from now: the limiter once every waiter is
-// served, and the instant the last one is; false if one never is. It answers from the plan while
-// the plan stands for now, and otherwise plays the queue again and keeps that as the plan.
+// afterQueue plays the queue through the planner from start(now): the limiter once every waiter
+// is served, and the instant the last one is; false if one never is. It answers from the plan
+// while the plan stands, and otherwise plays the queue again and keeps that as the plan.
 func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
-	start := latest(now, g.paused)
+	start := g.start(now)
 	if len(g.queue) == 0 {
 		return g.l, start, true
 	}
@@ -339,6 +339,17 @@ func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
 	}
 	g.plan = plan{valid: true, l: l, at: at, ok: ok}
 	return l, at, ok
+}
+
+// start returns the instant the queue's play starts from: now, or the end of the pause, or the
+// instant the head's timer was armed for if that has passed (its wake-up is late, and admits the
+// head at that instant).
+func (g *Gate) start(now time.Time) time.Time {
+	at := latest(now, g.paused)
+	if g.timer != nil && g.due.Before(at) {
+		return g.due
+	}
+	return at
 }
 
 // extend queues w, whose turn behind the waiters leaves the limiter l, and makes the plan
@@ -393,8 +404,7 @@ func first(l numerus.Limiter, at time.Time, cost int64) (numerus.Limiter, time.T
 // a lawful limiter that refuses a take at an instant and admits it first at a later one refuses
 // it at every instant between. Anything else drops it, and the next take that must wait plays
 // the queue again: a waiter that leaves, a pause, or a head admitted at another instant than its
-// turn or never (after a take played the queue while the head's wake-up was late, or under a
-// limiter not tight at its answers).
+// turn or never (under a limiter not tight at its answers).
 type plan struct {
 	valid bool
 	l     numerus.Limiter
