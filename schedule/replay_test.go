@@ -18,8 +18,8 @@ import (
 type twinGates struct {
 	kept, replayed       *Gate
 	keptClk, replayedClk *clock.Fake
-	late                 time.Duration
-	burst                int64
+	late                 time.Duration // how late every wake-up fires
+	burst                int64         // the largest capacity of twinLimiters: costs go one above it (never)
 	keptW, replayedW     []*waiter
 }
 
