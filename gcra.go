@@ -34,13 +34,12 @@ type gcra struct{ single[kernel.GCRA] }
 func (l *gcra) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
 
 func (l *gcra) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
-	if ns, ok := kernel.Instant(at); ok {
-		switch k, from, v := l.k.Fast(ns, cost); v {
-		case kernel.Admitted:
-			return &gcra{single[kernel.GCRA]{k}}, DebitableFrom(at), true
-		case kernel.Refused:
-			return l, DebitableAfter(at, time.Duration(from-ns)), false
+	if ns, ok := kernel.Instant(at); ok && l.k.FastCase(ns, cost) {
+		tat, over := l.k.FastTake(ns, cost)
+		if over > 0 {
+			return l, DebitableAfter(at, time.Duration(over)), false
 		}
+		return &gcra{single[kernel.GCRA]{l.k.FastAdmit(ns, tat)}}, DebitableFrom(at), true
 	}
 	ns := instant(at)
 	k, from, ok := l.k.Debit(ns, cost)

@@ -34,10 +34,12 @@ func bucketPolicy(rate numerus.Rate, capacity int64) (*kernel.BucketPolicy, *ker
 }
 
 func (b TokenBucket) debit(at, cost int64) (TokenBucket, int64, bool) {
-	if b.k.P != nil {
-		if k, from, v := b.k.Fast(at, cost); v != kernel.Undecided {
-			return TokenBucket{k}, from, v == kernel.Admitted
+	if b.k.P != nil && b.k.FastCase(at, cost) {
+		word, over := b.k.FastTake(at, cost)
+		if over > 0 {
+			return b, at + over, false
 		}
+		return TokenBucket{b.k.FastAdmit(at, word)}, at, true
 	}
 	k, from, ok := b.k.Debit(at, cost)
 	return TokenBucket{k}, from, ok
@@ -95,10 +97,12 @@ func NewLeakyBucket(capacity int64, leak numerus.Rate) (LeakyBucket, error) {
 }
 
 func (b LeakyBucket) debit(at, cost int64) (LeakyBucket, int64, bool) {
-	if b.k.P != nil {
-		if k, from, v := b.k.Fast(at, cost); v != kernel.Undecided {
-			return LeakyBucket{k}, from, v == kernel.Admitted
+	if b.k.P != nil && b.k.FastCase(at, cost) {
+		word, over := b.k.FastTake(at, cost)
+		if over > 0 {
+			return b, at + over, false
 		}
+		return LeakyBucket{b.k.FastAdmit(at, word)}, at, true
 	}
 	k, from, ok := b.k.Debit(at, cost)
 	return LeakyBucket{k}, from, ok
@@ -185,13 +189,12 @@ func (b TokenBucket) Debit(at time.Time) (TokenBucket, numerus.NextDebitable, bo
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (b TokenBucket) DebitN(at time.Time, cost int64) (TokenBucket, numerus.NextDebitable, bool) {
-	if ns, ok := kernel.Instant(at); ok && b.k.P != nil {
-		switch k, from, v := b.k.Fast(ns, cost); v { // inlined: no call on the common path
-		case kernel.Admitted:
-			return TokenBucket{k}, numerus.DebitableFrom(at), true
-		case kernel.Refused:
-			return b, numerus.DebitableAfter(at, time.Duration(from-ns)), false
+	if ns, ok := kernel.Instant(at); ok && b.k.P != nil && b.k.FastCase(ns, cost) { // inlined: no call
+		word, over := b.k.FastTake(ns, cost)
+		if over > 0 {
+			return b, numerus.DebitableAfter(at, time.Duration(over)), false
 		}
+		return TokenBucket{b.k.FastAdmit(ns, word)}, numerus.DebitableFrom(at), true
 	}
 	return b.debitN(at, cost)
 }
@@ -239,13 +242,12 @@ func (b LeakyBucket) Debit(at time.Time) (LeakyBucket, numerus.NextDebitable, bo
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (b LeakyBucket) DebitN(at time.Time, cost int64) (LeakyBucket, numerus.NextDebitable, bool) {
-	if ns, ok := kernel.Instant(at); ok && b.k.P != nil {
-		switch k, from, v := b.k.Fast(ns, cost); v { // inlined: no call on the common path
-		case kernel.Admitted:
-			return LeakyBucket{k}, numerus.DebitableFrom(at), true
-		case kernel.Refused:
-			return b, numerus.DebitableAfter(at, time.Duration(from-ns)), false
+	if ns, ok := kernel.Instant(at); ok && b.k.P != nil && b.k.FastCase(ns, cost) { // inlined: no call
+		word, over := b.k.FastTake(ns, cost)
+		if over > 0 {
+			return b, numerus.DebitableAfter(at, time.Duration(over)), false
 		}
+		return LeakyBucket{b.k.FastAdmit(ns, word)}, numerus.DebitableFrom(at), true
 	}
 	return b.debitN(at, cost)
 }

@@ -77,12 +77,11 @@ func (c SlidingWindowCount) admit(at, cost int64) SlidingWindowCount {
 
 func (c SlidingWindowCount) debit(at, cost int64) (SlidingWindowCount, int64, bool) {
 	if c.p != nil && !wide(c.p) {
-		prev, cur := c.narrow()
-		switch c.p.CountFast(c.start, prev, cur, c.last, at, cost) {
-		case kernel.Admitted:
+		if prev, cur := c.narrow(); c.p.CountCase(c.start, cur, c.last, at, cost) {
+			if !c.p.CountFits(c.start, prev, cur, at, cost) {
+				return c, c.p.CountFrom(c.start, prev, cur, at, cost), false
+			}
 			return c.admit(at, cost), at, true
-		case kernel.Refused:
-			return c, c.p.CountFrom(c.start, prev, cur, at, cost), false
 		}
 	}
 	k, from, ok := c.kern().Debit(at, cost)
@@ -129,11 +128,10 @@ func (c SlidingWindowCount) Debit(at time.Time) (SlidingWindowCount, numerus.Nex
 // cost below 1 panics.
 func (c SlidingWindowCount) DebitN(at time.Time, cost int64) (SlidingWindowCount, numerus.NextDebitable, bool) {
 	if ns, ok := kernel.Instant(at); ok && c.p != nil && !wide(c.p) {
-		prev, cur := c.narrow()
-		switch c.p.CountFast(c.start, prev, cur, c.last, ns, cost) { // inlined: no call on the common path
-		case kernel.Admitted:
-			return c.admit(ns, cost), numerus.DebitableFrom(at), true
-		case kernel.Refused:
+		if prev, cur := c.narrow(); c.p.CountCase(c.start, cur, c.last, ns, cost) { // inlined: no call
+			if c.p.CountFits(c.start, prev, cur, ns, cost) {
+				return c.admit(ns, cost), numerus.DebitableFrom(at), true
+			}
 			from, full := c.p.FullFrom(c.start, cur, cost) // inlined: the commonest refusal
 			if !full {
 				from = c.p.CountFrom(c.start, prev, cur, ns, cost)

@@ -31,10 +31,12 @@ func NewGCRA(rate numerus.Rate, burst int64) (GCRA, error) {
 }
 
 func (g GCRA) debit(at, cost int64) (GCRA, int64, bool) {
-	if g.k.P != nil {
-		if k, from, v := g.k.Fast(at, cost); v != kernel.Undecided {
-			return GCRA{k}, from, v == kernel.Admitted
+	if g.k.P != nil && g.k.FastCase(at, cost) {
+		tat, over := g.k.FastTake(at, cost)
+		if over > 0 {
+			return g, at + over, false
 		}
+		return GCRA{g.k.FastAdmit(at, tat)}, at, true
 	}
 	k, from, ok := g.k.Debit(at, cost)
 	return GCRA{k}, from, ok
@@ -79,13 +81,12 @@ func (g GCRA) Debit(at time.Time) (GCRA, numerus.NextDebitable, bool) { return g
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (g GCRA) DebitN(at time.Time, cost int64) (GCRA, numerus.NextDebitable, bool) {
-	if ns, ok := kernel.Instant(at); ok && g.k.P != nil {
-		switch k, from, v := g.k.Fast(ns, cost); v { // inlined: no call on the common path
-		case kernel.Admitted:
-			return GCRA{k}, numerus.DebitableFrom(at), true
-		case kernel.Refused:
-			return g, numerus.DebitableAfter(at, time.Duration(from-ns)), false
+	if ns, ok := kernel.Instant(at); ok && g.k.P != nil && g.k.FastCase(ns, cost) { // inlined: no call
+		tat, over := g.k.FastTake(ns, cost)
+		if over > 0 {
+			return g, numerus.DebitableAfter(at, time.Duration(over)), false
 		}
+		return GCRA{g.k.FastAdmit(ns, tat)}, numerus.DebitableFrom(at), true
 	}
 	return g.debitN(at, cost)
 }

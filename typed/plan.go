@@ -97,28 +97,36 @@ func (p *plan) debit(base unsafe.Pointer, at, cost int64) (int64, kernel.Verdict
 		v := kernel.Undecided
 		switch ptr := unsafe.Add(base, lf.off); lf.k {
 		case kindGCRA:
-			if g := (*GCRA)(ptr); g.k.P != nil {
-				var k kernel.GCRA
-				k, from, v = g.k.Fast(at, cost)
-				next[i&(maxPlan-1)] = k.TAT.Q
+			if g := (*GCRA)(ptr); g.k.P != nil && g.k.FastCase(at, cost) {
+				tat, over := g.k.FastTake(at, cost)
+				next[i&(maxPlan-1)] = tat
+				if from, v = at, kernel.Admitted; over > 0 {
+					from, v = at+over, kernel.Refused
+				}
 			}
 		case kindToken:
-			if b := (*TokenBucket)(ptr); b.k.P != nil {
-				var k kernel.TokenBucket
-				k, from, v = b.k.Fast(at, cost)
-				next[i&(maxPlan-1)] = k.Tokens
+			if b := (*TokenBucket)(ptr); b.k.P != nil && b.k.FastCase(at, cost) {
+				word, over := b.k.FastTake(at, cost)
+				next[i&(maxPlan-1)] = word
+				if from, v = at, kernel.Admitted; over > 0 {
+					from, v = at+over, kernel.Refused
+				}
 			}
 		case kindLeaky:
-			if b := (*LeakyBucket)(ptr); b.k.P != nil {
-				var k kernel.LeakyBucket
-				k, from, v = b.k.Fast(at, cost)
-				next[i&(maxPlan-1)] = k.Level
+			if b := (*LeakyBucket)(ptr); b.k.P != nil && b.k.FastCase(at, cost) {
+				word, over := b.k.FastTake(at, cost)
+				next[i&(maxPlan-1)] = word
+				if from, v = at, kernel.Admitted; over > 0 {
+					from, v = at+over, kernel.Refused
+				}
 			}
 		case kindWindow:
-			if w := (*FixedWindow)(ptr); w.k.P != nil {
-				var k kernel.FixedWindow
-				k, from, v = w.k.Fast(at, cost)
-				next[i&(maxPlan-1)] = k.Count
+			if w := (*FixedWindow)(ptr); w.k.P != nil && w.k.FastCase(at, cost) {
+				word, over := w.k.FastTake(at, cost)
+				next[i&(maxPlan-1)] = word
+				if from, v = at, kernel.Admitted; over > 0 {
+					from, v = at+over, kernel.Refused
+				}
 			}
 		}
 		switch v {
@@ -146,17 +154,17 @@ func (p *plan) debitGCRA(base unsafe.Pointer, at, cost int64) (int64, kernel.Ver
 	ga := (*kernel.GCRA)(unsafe.Add(base, p.gcra[0]))
 	gb := (*kernel.GCRA)(unsafe.Add(base, p.gcra[1]))
 	gc := (*kernel.GCRA)(unsafe.Add(base, p.gcra[2]))
-	a, fa, va := ga.Fast(at, cost)
-	b, fb, vb := gb.Fast(at, cost)
-	c, fc, vc := gc.Fast(at, cost)
-	switch latest := max(fa, fb, fc); {
-	case va == kernel.Undecided || vb == kernel.Undecided || vc == kernel.Undecided:
+	if !ga.FastCase(at, cost) || !gb.FastCase(at, cost) || !gc.FastCase(at, cost) {
 		return 0, kernel.Undecided
-	case latest > at: // a refusal's answer is later than at, an admission's is at
-		return latest, kernel.Refused
 	}
-	ga.TAT.Q, ga.Last = a.TAT.Q, at
-	gb.TAT.Q, gb.Last = b.TAT.Q, at
-	gc.TAT.Q, gc.Last = c.TAT.Q, at
+	ta, oa := ga.FastTake(at, cost)
+	tb, ob := gb.FastTake(at, cost)
+	tc, oc := gc.FastTake(at, cost)
+	if over := max(oa, ob, oc); over > 0 { // the latest refusal's answer
+		return at + over, kernel.Refused
+	}
+	ga.TAT.Q, ga.Last = ta, at // FastAdmit's words, written alone: the value is not copied
+	gb.TAT.Q, gb.Last = tb, at
+	gc.TAT.Q, gc.Last = tc, at
 	return at, kernel.Admitted
 }

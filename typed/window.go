@@ -26,10 +26,12 @@ func NewFixedWindow(window time.Duration, n int64) (FixedWindow, error) {
 }
 
 func (w FixedWindow) debit(at, cost int64) (FixedWindow, int64, bool) {
-	if w.k.P != nil {
-		if k, from, v := w.k.Fast(at, cost); v != kernel.Undecided {
-			return FixedWindow{k}, from, v == kernel.Admitted
+	if w.k.P != nil && w.k.FastCase(at, cost) {
+		word, over := w.k.FastTake(at, cost)
+		if over > 0 {
+			return w, at + over, false
 		}
+		return FixedWindow{w.k.FastAdmit(at, word)}, at, true
 	}
 	k, from, ok := w.k.Debit(at, cost)
 	return FixedWindow{k}, from, ok
@@ -76,13 +78,12 @@ func (w FixedWindow) Debit(at time.Time) (FixedWindow, numerus.NextDebitable, bo
 // DebitableFrom(at); refused, the receiver and when the same debit would be admitted, or Never. A
 // cost below 1 panics.
 func (w FixedWindow) DebitN(at time.Time, cost int64) (FixedWindow, numerus.NextDebitable, bool) {
-	if ns, ok := kernel.Instant(at); ok && w.k.P != nil {
-		switch k, from, v := w.k.Fast(ns, cost); v { // inlined: no call on the common path
-		case kernel.Admitted:
-			return FixedWindow{k}, numerus.DebitableFrom(at), true
-		case kernel.Refused:
-			return w, numerus.DebitableAfter(at, time.Duration(from-ns)), false
+	if ns, ok := kernel.Instant(at); ok && w.k.P != nil && w.k.FastCase(ns, cost) { // inlined: no call
+		word, over := w.k.FastTake(ns, cost)
+		if over > 0 {
+			return w, numerus.DebitableAfter(at, time.Duration(over)), false
 		}
+		return FixedWindow{w.k.FastAdmit(ns, word)}, numerus.DebitableFrom(at), true
 	}
 	return w.debitN(at, cost)
 }

@@ -35,46 +35,44 @@ func (p *WindowPolicy) weighted(prev, cur, e int64) u128 {
 	return mul(prev, p.Width-e).add(mul(cur, p.Width))
 }
 
-// Debit counts cost tokens at at. CountFast decides the common case, CountFrom answers its
-// refusals.
+// Debit counts cost tokens at at. CountCase and CountFits decide the common case, CountFrom
+// answers its refusals.
 func (c SlidingCounter) Debit(at, cost int64) (SlidingCounter, int64, bool) {
-	if p := c.P; p != nil {
-		switch p.CountFast(c.Start, c.Prev, c.Cur, c.Last, at, cost) {
-		case Admitted:
-			c.Cur += cost
-			c.Last = at
-			return c, at, true
-		case Refused:
+	if p := c.P; p != nil && p.CountCase(c.Start, c.Cur, c.Last, at, cost) {
+		if !p.CountFits(c.Start, c.Prev, c.Cur, at, cost) {
 			return c, p.CountFrom(c.Start, c.Prev, c.Cur, at, cost), false
 		}
+		c.Cur += cost
+		c.Last = at
+		return c, at, true
 	}
 	return c.debit(at, cost)
 }
 
-// CountFast decides, without a division, a debit of cost at at of the sliding counter whose fields
-// are start, prev, cur and last: Admitted or Refused when at lies in the window counted, not before
-// last, that window holds tokens (so that start is the start of a window) and does not start at
-// MinInstant (where it may have been cut short), the cost is within the limit and Limit·Width
-// leaves room for the estimate in int64; Undecided otherwise. The estimate is compared as
-// products, prev·(W−e) + (cur+cost)·W ≤ Limit·W, exactly as Debit compares it.
+// CountCase reports whether a debit of cost at at of the sliding counter whose fields are start,
+// cur and last is Debit's common case, which CountFits decides without a division: at lies in the
+// window counted, not before last, that window holds tokens (so that start is the start of a
+// window) and does not start at MinInstant (where it may have been cut short), the cost is within
+// the limit and Limit·Width leaves room for the estimate in int64.
 //
-// It is the counter's fast path, as GCRA.Fast is GCRA's, small enough to be inlined. It takes the
-// fields one by one rather than a SlidingCounter and returns no value: a SlidingCounter is five
-// words, which Go keeps in memory rather than in registers, and copying one in and out of a
+// It is the counter's fast path, as GCRA.FastCase is GCRA's, small enough to be inlined. It takes
+// the fields one by one rather than a SlidingCounter and returns no value: a SlidingCounter is
+// five words, which Go keeps in memory rather than in registers, and copying one in and out of a
 // fast path would cost more than the path saves.
-func (p *WindowPolicy) CountFast(start, prev, cur, last, at, cost int64) Verdict {
+func (p *WindowPolicy) CountCase(start, cur, last, at, cost int64) bool {
 	e := at - start // the time elapsed in the window, if at lies in it
-	if at < last || uint64(e) >= uint64(p.Width) || start == MinInstant || cur < 1 ||
-		uint64(cost-1) >= p.costs {
-		return Undecided
-	}
-	if prev*(p.Width-e)+(cur+cost)*p.Width > p.limW {
-		return Refused
-	}
-	return Admitted
+	return at >= last && uint64(e) < uint64(p.Width) && start != MinInstant && cur >= 1 &&
+		uint64(cost-1) < p.costs
 }
 
-// CountFrom returns the instant from which a debit that CountFast refuses would be admitted, as
+// CountFits reports whether a debit CountCase accepts is admitted: the estimate, compared as
+// products, prev·(W−e) + (cur+cost)·W ≤ Limit·W, exactly as Debit compares it. CountFrom answers
+// its refusals.
+func (p *WindowPolicy) CountFits(start, prev, cur, at, cost int64) bool {
+	return prev*(p.Width-(at-start))+(cur+cost)*p.Width <= p.limW
+}
+
+// CountFrom returns the instant from which a debit that CountFits refuses would be admitted, as
 // Debit answers it: the refusal's instant, which takes a division but when FullFrom answers.
 func (p *WindowPolicy) CountFrom(start, prev, cur, at, cost int64) int64 {
 	if from, ok := p.FullFrom(start, cur, cost); ok {

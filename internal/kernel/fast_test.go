@@ -238,8 +238,20 @@ func TestFixedWindowFastPath(t *testing.T) {
 			return FixedWindow{P: p, Start: start, Last: last}
 		},
 		holding: (*WindowPolicy).WindowHolding,
-		Fast:    FixedWindow.Fast, Debit: FixedWindow.Debit, slow: FixedWindow.debit,
+		Fast:    fixedWindowFast, Debit: FixedWindow.Debit, slow: FixedWindow.debit,
 	})
+}
+
+// fixedWindowFast is the fixed window's fast path as a Fast: FastCase, FastTake and FastAdmit.
+func fixedWindowFast(w FixedWindow, at, cost int64) (FixedWindow, int64, Verdict) {
+	if !w.FastCase(at, cost) {
+		return w, 0, Undecided
+	}
+	count, over := w.FastTake(at, cost)
+	if over > 0 {
+		return w, at + over, Refused
+	}
+	return w.FastAdmit(at, count), at, Admitted
 }
 
 // counterCase returns the sliding counter's windowFastCase.
@@ -254,17 +266,17 @@ func counterCase() windowFastCase[SlidingCounter] {
 	}
 }
 
-// counterFast is the sliding counter's fast path as a Fast: CountFast, and CountFrom for its
-// refusals.
+// counterFast is the sliding counter's fast path as a Fast: CountCase and CountFits, and
+// CountFrom for its refusals.
 func counterFast(c SlidingCounter, at, cost int64) (SlidingCounter, int64, Verdict) {
-	switch v := c.P.CountFast(c.Start, c.Prev, c.Cur, c.Last, at, cost); v {
-	case Admitted:
-		c.Cur, c.Last = c.Cur+cost, at
-		return c, at, v
-	case Refused:
-		return c, c.P.CountFrom(c.Start, c.Prev, c.Cur, at, cost), v
+	switch p := c.P; {
+	case !p.CountCase(c.Start, c.Cur, c.Last, at, cost):
+		return c, 0, Undecided
+	case !p.CountFits(c.Start, c.Prev, c.Cur, at, cost):
+		return c, p.CountFrom(c.Start, c.Prev, c.Cur, at, cost), Refused
 	}
-	return c, 0, Undecided
+	c.Cur, c.Last = c.Cur+cost, at
+	return c, at, Admitted
 }
 
 func TestSlidingCounterFastPath(t *testing.T) { checkWindowFast(t, counterCase()) }
@@ -316,7 +328,7 @@ func windowTimeline(t *testing.T, p *WindowPolicy, at int64) (window, counter bo
 			t.Fatalf("%+v at %d: the paths differ:\nwindow %+v %d %v, %+v %d %v\ncounter %+v %d %v, %+v %d %v",
 				*p, x, nw, fromW, okW, sw, sfromW, sokW, nc, fromC, okC, sc, sfromC, sokC)
 		}
-		_, _, vw := fw.Fast(x, cost)
+		_, _, vw := fixedWindowFast(fw, x, cost)
 		_, _, vc := counterFast(fc, x, cost)
 		window, counter = window || vw != Undecided, counter || vc != Undecided
 		fw, fc = sw, sc

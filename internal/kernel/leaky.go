@@ -19,31 +19,38 @@ func (b LeakyBucket) levelAt(at int64) int64 {
 
 // Debit pours cost tokens in at at.
 func (b LeakyBucket) Debit(at, cost int64) (LeakyBucket, int64, bool) {
-	if b.P != nil {
-		switch next, from, v := b.Fast(at, cost); v {
-		case Admitted:
-			return next, from, true
-		case Refused:
-			return b, from, false
+	if b.P != nil && b.FastCase(at, cost) {
+		level, over := b.FastTake(at, cost)
+		if over > 0 {
+			return b, at + over, false
 		}
+		return b.FastAdmit(at, level), at, true
 	}
 	return b.debit(at, cost)
 }
 
-// Fast is Debit's common case, small enough to be inlined, as TokenBucket.Fast. b must have a
-// policy.
-func (b LeakyBucket) Fast(at, cost int64) (LeakyBucket, int64, Verdict) {
+// FastCase reports whether a debit of cost at at is Debit's common case, which FastTake and
+// FastAdmit decide, small enough to be inlined, as TokenBucket.FastCase. b must have a policy.
+func (b LeakyBucket) FastCase(at, cost int64) bool {
 	p := b.P
-	if at < b.Last || at >= p.below || uint64(cost-1) >= uint64(p.Capacity) {
-		return b, 0, Undecided
-	}
-	// The leak is at − Last (exact in uint64), capped at the level.
-	b.Level -= int64(min(uint64(at)-uint64(b.Last), uint64(b.Level)))
-	if b.Level += cost * p.Rate.P; b.Level > p.full { // at most 2·full: it fits, see NewBucket
-		return b, at + (b.Level - p.full), Refused
-	}
-	b.Last = at
-	return b, at, Admitted
+	return at >= b.Last && at < p.below && uint64(cost-1) < uint64(p.Capacity)
+}
+
+// FastTake is the arithmetic of a debit FastCase accepts: the level after it, and how long after
+// at it would succeed if it is refused (over > 0); otherwise FastAdmit(at, level) is the bucket
+// that follows it.
+func (b LeakyBucket) FastTake(at, cost int64) (level, over int64) {
+	p := b.P
+	// The leak is at − Last (exact in uint64), capped at the level; the result is at most
+	// 2·full: it fits, see NewBucket.
+	level = b.Level - int64(min(uint64(at)-uint64(b.Last), uint64(b.Level))) + cost*p.Rate.P
+	return level, level - p.full
+}
+
+// FastAdmit returns b after a debit at at that FastTake admitted, at level.
+func (b LeakyBucket) FastAdmit(at, level int64) LeakyBucket {
+	b.Level, b.Last = level, at
+	return b
 }
 
 // debit is Debit for every case.

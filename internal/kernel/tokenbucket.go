@@ -51,33 +51,39 @@ func (b TokenBucket) tokensAt(at int64) int64 {
 
 // Debit takes cost tokens at at.
 func (b TokenBucket) Debit(at, cost int64) (TokenBucket, int64, bool) {
-	if b.P != nil {
-		switch next, from, v := b.Fast(at, cost); v {
-		case Admitted:
-			return next, from, true
-		case Refused:
-			return b, from, false
+	if b.P != nil && b.FastCase(at, cost) {
+		left, over := b.FastTake(at, cost)
+		if over > 0 {
+			return b, at + over, false
 		}
+		return b.FastAdmit(at, left), at, true
 	}
 	return b.debit(at, cost)
 }
 
-// Fast is Debit's common case, small enough to be inlined (see GCRA.Fast): one unit refilled a
-// nanosecond (N = 1), an instant not before Last and below the policy's edge, a cost the bucket
-// can hold. It returns Undecided otherwise; its first result is the next value when Admitted,
-// and unspecified otherwise. b must have a policy.
-func (b TokenBucket) Fast(at, cost int64) (TokenBucket, int64, Verdict) {
+// FastCase reports whether a debit of cost at at is Debit's common case, which FastTake and
+// FastAdmit decide, small enough to be inlined (see GCRA.FastCase): one unit refilled a nanosecond
+// (N = 1), an instant not before Last and below the policy's edge, a cost the bucket can hold.
+// b must have a policy.
+func (b TokenBucket) FastCase(at, cost int64) bool {
 	p := b.P
-	if at < b.Last || at >= p.below || uint64(cost-1) >= uint64(p.Capacity) {
-		return b, 0, Undecided
-	}
+	return at >= b.Last && at < p.below && uint64(cost-1) < uint64(p.Capacity)
+}
+
+// FastTake is the arithmetic of a debit FastCase accepts: the tokens left after it, and how long
+// after at it would succeed if it is refused (over > 0); otherwise FastAdmit(at, left) is the
+// bucket that follows it.
+func (b TokenBucket) FastTake(at, cost int64) (left, over int64) {
+	p := b.P
 	// The refill is at − Last (exact in uint64), capped at the room left.
-	b.Tokens += int64(min(uint64(at)-uint64(b.Last), uint64(p.full-b.Tokens)))
-	if b.Tokens -= cost * p.Rate.P; b.Tokens < 0 {
-		return b, at - b.Tokens, Refused
-	}
-	b.Last = at
-	return b, at, Admitted
+	left = b.Tokens + int64(min(uint64(at)-uint64(b.Last), uint64(p.full-b.Tokens))) - cost*p.Rate.P
+	return left, -left
+}
+
+// FastAdmit returns b after a debit at at that FastTake admitted, leaving left.
+func (b TokenBucket) FastAdmit(at, left int64) TokenBucket {
+	b.Tokens, b.Last = left, at
+	return b
 }
 
 // debit is Debit for every case.

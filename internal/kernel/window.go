@@ -66,31 +66,42 @@ func (w FixedWindow) countAt(at int64) (int64, int64) {
 
 // Debit counts cost tokens at at.
 func (w FixedWindow) Debit(at, cost int64) (FixedWindow, int64, bool) {
-	if w.P != nil {
-		if next, from, v := w.Fast(at, cost); v != Undecided {
-			return next, from, v == Admitted
+	if w.P != nil && w.FastCase(at, cost) {
+		count, over := w.FastTake(at, cost)
+		if over > 0 {
+			return w, at + over, false
 		}
+		return w.FastAdmit(at, count), at, true
 	}
 	return w.debit(at, cost)
 }
 
-// Fast is Debit's common case, small enough to be inlined (see GCRA.Fast): an instant not before
-// Last that lies in the window counted, a window that holds tokens (so that Start is the start of
-// a window, not a value restored with nothing counted), does not start at MinInstant (where it may
-// have been cut short) and ends by MaxInstant, and a cost within the limit. It takes no division:
-// the window's end, which a refusal answers, is Start+Width. It returns Undecided otherwise. w must
-// have a policy.
-func (w FixedWindow) Fast(at, cost int64) (FixedWindow, int64, Verdict) {
+// FastCase reports whether a debit of cost at at is Debit's common case, which FastTake and
+// FastAdmit decide, small enough to be inlined (see GCRA.FastCase): an instant not before Last
+// that lies in the window counted, a window that holds tokens (so that Start is the start of a
+// window, not a value restored with nothing counted), does not start at MinInstant (where it may
+// have been cut short) and ends by MaxInstant, and a cost within the limit. w must have a policy.
+func (w FixedWindow) FastCase(at, cost int64) bool {
 	p := w.P
-	if at < w.Last || uint64(at-w.Start) >= uint64(p.Width) || uint64(w.Start)-fastLo >= p.span ||
-		uint64(cost-1) >= uint64(p.Limit) || w.Count < 1 {
-		return w, 0, Undecided
-	}
+	return at >= w.Last && uint64(at-w.Start) < uint64(p.Width) && uint64(w.Start)-fastLo < p.span &&
+		uint64(cost-1) < uint64(p.Limit) && w.Count >= 1
+}
+
+// FastTake is the arithmetic of a debit FastCase accepts: the count after it, and how long after
+// at it would succeed if it is refused (over > 0: at the window's end, Start+Width, with no
+// division); otherwise FastAdmit(at, count) is the window that follows it.
+func (w FixedWindow) FastTake(at, cost int64) (count, over int64) {
+	p := w.P
 	if w.Count > p.Limit-cost {
-		return w, w.Start + p.Width, Refused
+		return w.Count, w.Start + p.Width - at // positive: at lies in the window
 	}
-	w.Count, w.Last = w.Count+cost, at
-	return w, at, Admitted
+	return w.Count + cost, 0
+}
+
+// FastAdmit returns w after a debit at at that FastTake admitted, counting count.
+func (w FixedWindow) FastAdmit(at, count int64) FixedWindow {
+	w.Count, w.Last = count, at
+	return w
 }
 
 // debit is Debit for every case.
