@@ -44,14 +44,14 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 	h := mix(b.hash, s.seed.short(w0, w1, n))
 	sh := s.shard(h)
 	// (w0, w1, n) tells subjects of 8 to 16 bytes apart: the two words hold every byte.
-	if e := sh.table().candidate(h); e != nil {
-		if cost == 1 && e.refusing.Load() && isShort(e, n, w0, w1) && b.inNamespace(e) {
+	if e := sh.table().candidate(h); e != nil && isShort(e, n, w0, w1) && b.inNamespace(e) {
+		if cost == 1 && e.refusing.Load() {
 			if o, ok := e.refusal.holds(b.p, ns); ok {
 				return o, false, ns
 			}
 		}
 		e.mu.Lock()
-		if !e.dead && isShort(e, n, w0, w1) && b.inNamespace(e) && e.adopt(b.p) {
+		if !e.dead && e.adopt(b.p) {
 			o, ok := b.p.DebitIn(&e.state, ns, cost)
 			if ok && e.refusing.Load() || !ok && cost == 1 {
 				return e.settle(b.p, o, ok, ns)
@@ -70,14 +70,14 @@ func (b *bound) acquire(subject string, cost, ns int64, own bool) (typed.Outcome
 	s := b.s
 	h := mix(b.hash, s.seed.subject(subject))
 	sh := s.shard(h)
-	if e := sh.table().candidate(h); e != nil && e.subject == subject {
-		if cost == 1 && e.refusing.Load() && b.inNamespace(e) {
+	if e := sh.table().candidate(h); e != nil && e.subject == subject && b.inNamespace(e) {
+		if cost == 1 && e.refusing.Load() {
 			if o, ok := e.refusal.holds(b.p, ns); ok {
 				return o, false, ns
 			}
 		}
 		e.mu.Lock()
-		if !e.dead && b.inNamespace(e) && e.adopt(b.p) {
+		if !e.dead && e.adopt(b.p) {
 			o, ok := b.p.DebitIn(&e.state, ns, cost)
 			if ok && e.refusing.Load() || !ok && cost == 1 {
 				return e.settle(b.p, o, ok, ns)

@@ -56,7 +56,8 @@
 // BenchmarkBytesPerSubject): its entry, 256 bytes that hold the typed.State, the refusal kept
 // (see Concurrency) and a subject of up to 24 bytes (a longer one takes an allocation of its
 // own), and its slots in the shard's index and list. A check that debits reads its slot and the
-// first cache line of the entry, and writes the second; it writes no memory but the entry's. A
+// first cache line of the entry, and writes the second, fetching both at once; it writes no
+// memory but the entry's. A
 // check answered by the refusal kept writes no memory at all.
 //
 // # Concurrency

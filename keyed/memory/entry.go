@@ -16,22 +16,27 @@ import (
 //
 // Entries take 256 bytes, a size class whose objects start on a cache line. A check that debits
 // touches two lines of its entry: it reads the first (the key, whose subject lies in it when it
-// is no longer than inlineSubject bytes, and the refusing flag) and writes the second (the lock,
-// the policy the state was written under, and the first five words of the state, all that every
-// algorithm but the sliding log and the bucketed window uses). A check answered by the refusal
-// kept reads the first line and the fourth (the refusal), and writes nothing; keeping or
-// forgetting a refusal writes the flag and the fourth line. The hash and pos, which only the
-// shard's lock holder reads, lie in the fourth line too. A key held in the entry costs no further
-// line, as a key of its own would.
+// is no longer than inlineSubject bytes, and the policy the state was written under) and writes
+// the second (the refusing flag, the lock, and the first five words of the state, all that every
+// algorithm but the sliding log and the bucketed window uses). A check matches the key and loads
+// the flag before it takes the lock, so the two lines are fetched at once: a miss on each costs
+// about the time of one, where reading the flag beside the key made the lock's line wait for the
+// key's (the lock, an atomic read-modify-write, issues after every load before it; 24% of a
+// serial check at 10,000 subjects stalled on it, under 4% now, perf). A check answered by the
+// refusal kept reads the first two lines and the fourth (the refusal), and writes nothing;
+// keeping or forgetting a refusal writes the flag and the fourth line. The hash and pos, which
+// only the shard's lock holder reads, lie in the fourth line too. A key held in the entry costs
+// no further line, as a key of its own would.
 type entry struct {
 	subject  string // in inline when it fits
 	prefix   string // the framed namespace: a bound's own string, when a bound check made the entry
 	inline   [inlineSubject]byte
-	refusing atomic.Bool  // refusal holds one: read without the lock, written under it
 	policy   typed.Policy // the policy the state was written under
+	refusing atomic.Bool  // refusal holds one: read without the lock, written under it
 	mu       sync.Mutex
 	dead     bool // dropped: a check that finds it asks the shard again
 	state    typed.State
+	_        [8]byte // the refusal in a line of its own
 	refusal  refusal
 	hash     uint64
 	pos      int32   // index in the shard's entries

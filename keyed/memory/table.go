@@ -22,8 +22,7 @@ type table struct {
 }
 
 // slot holds an entry and a copy of its hash, so that a probe reads no entry but the one it
-// locks: a check's first touch of its entry is then the lock, which takes the entry's cache line
-// for writing at once.
+// locks.
 type slot struct {
 	hash atomic.Uint64
 	e    atomic.Pointer[entry]
