@@ -421,3 +421,28 @@ func TestGCRAFracsEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestFullFromRefuses checks the shortcut CountFrom takes on a full window: every debit
+// CountCase accepts and FullFrom answers is one that CountFits refuses, and FullFrom names the
+// instant the general refusal (counterFrom) does.
+func TestFullFromRefuses(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		w := rapid.Int64Range(1, 1<<40).Draw(t, "width")
+		limit := rapid.Int64Range(1, 1<<20).Draw(t, "limit")
+		p := NewWindow(w, limit, rapid.Int64Range(-1<<60, 1<<60).Draw(t, "origin"))
+		start := p.start(rapid.Int64Range(-1<<61, 1<<61).Draw(t, "instant"))
+		e := rapid.Int64Range(0, w-1).Draw(t, "elapsed")
+		at, last := start+e, start+rapid.Int64Range(0, e).Draw(t, "lastElapsed")
+		prev := rapid.Int64Range(0, limit).Draw(t, "prev")
+		if !p.CountCase(start, limit, last, at, 1) {
+			t.Skip("Limit·Width too large for the fast path")
+		}
+		from, full := p.FullFrom(start, limit, 1)
+		if !full || p.CountFits(start, prev, limit, at, 1) {
+			t.Fatalf("a full window: FullFrom %v, CountFits %v", full, p.CountFits(start, prev, limit, at, 1))
+		}
+		if want := p.counterFrom(at, e, prev, limit, 1); from != want {
+			t.Fatalf("FullFrom names %d, the general refusal %d", from, want)
+		}
+	})
+}
