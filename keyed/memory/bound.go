@@ -50,8 +50,11 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 				return o, false, ns
 			}
 		}
+		if e.dead.Load() { // dropped; also fetches the lock's line with the key's (see entry)
+			return sh.acquireLocked(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, cost, s.grace, own)
+		}
 		e.mu.Lock()
-		if !e.dead && e.adopt(b.p) {
+		if !e.dead.Load() && e.adopt(b.p) {
 			o, ok := b.p.DebitIn(&e.state, ns, cost)
 			if ok && e.refusing.Load() || !ok && cost == 1 {
 				return e.settle(b.p, o, ok, ns)
@@ -76,8 +79,11 @@ func (b *bound) acquire(subject string, cost, ns int64, own bool) (typed.Outcome
 				return o, false, ns
 			}
 		}
+		if e.dead.Load() { // dropped; also fetches the lock's line with the key's (see entry)
+			return sh.acquireLocked(h, &key{prefix: b.prefix, subject: subject}, b.p, ns, cost, s.grace, own)
+		}
 		e.mu.Lock()
-		if !e.dead && e.adopt(b.p) {
+		if !e.dead.Load() && e.adopt(b.p) {
 			o, ok := b.p.DebitIn(&e.state, ns, cost)
 			if ok && e.refusing.Load() || !ok && cost == 1 {
 				return e.settle(b.p, o, ok, ns)

@@ -57,8 +57,7 @@
 // (see Concurrency) and a subject of up to 24 bytes (a longer one takes an allocation of its
 // own), and its slots in the shard's index and list. A check that debits reads its slot and the
 // first cache line of the entry, and writes the second, fetching both at once; it writes no
-// memory but the entry's. A
-// check answered by the refusal kept writes no memory at all.
+// memory but the entry's. A check answered by the refusal kept writes no memory at all.
 //
 // # Concurrency
 //

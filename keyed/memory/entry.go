@@ -11,32 +11,33 @@ import (
 )
 
 // entry is one subject below full, or full for less than the grace. Its key and hash never
-// change; its lock guards the rest but pos, which the shard's lock guards, and the refusal kept,
-// which the lock holder writes and checks read without the lock (see refusal).
+// change, so a check matches its key without a lock; its lock guards the rest but pos, which the
+// shard's lock guards, the refusal kept, which the lock holder writes and checks read without the
+// lock (see refusal), and dead, which the lock holder sets and checks may read without the lock.
 //
 // Entries take 256 bytes, a size class whose objects start on a cache line. A check that debits
 // touches two lines of its entry: it reads the first (the key, whose subject lies in it when it
-// is no longer than inlineSubject bytes, and the policy the state was written under) and writes
-// the second (the refusing flag, the lock, and the first five words of the state, all that every
-// algorithm but the sliding log and the bucketed window uses). A check matches the key and loads
-// the flag before it takes the lock, so the two lines are fetched at once: a miss on each costs
-// about the time of one, where reading the flag beside the key made the lock's line wait for the
-// key's (the lock, an atomic read-modify-write, issues after every load before it; 24% of a
-// serial check at 10,000 subjects stalled on it, under 4% now, perf). A check answered by the
-// refusal kept reads the first two lines and the fourth (the refusal), and writes nothing;
-// keeping or forgetting a refusal writes the flag and the fourth line. The hash and pos, which
-// only the shard's lock holder reads, lie in the fourth line too. A key held in the entry costs
-// no further line, as a key of its own would.
+// is no longer than inlineSubject bytes, and the refusing flag) and writes the second (the lock,
+// the policy the state was written under, dead, and the first five words of the state, all that
+// every algorithm but the sliding log and the bucketed window uses). Before it takes the lock, it
+// loads dead, which sends a check of a dropped entry to the shard at once and fetches the second
+// line while the first is still on its way: the lock, an atomic read-modify-write, waits for
+// every load before it, so taking it first would fetch the two lines one after the other.
+//
+// A check answered by the refusal kept reads the first line and the fourth (the refusal) and
+// writes nothing, so a subject refused by every core at once is refused from lines no check
+// writes, even while others take its lock; keeping or forgetting a refusal writes the flag and
+// the fourth line. The hash and pos, which only the shard's lock holder reads, lie in the fourth
+// line too. A key held in the entry costs no further line, as a key of its own would.
 type entry struct {
 	subject  string // in inline when it fits
 	prefix   string // the framed namespace: a bound's own string, when a bound check made the entry
 	inline   [inlineSubject]byte
-	policy   typed.Policy // the policy the state was written under
 	refusing atomic.Bool  // refusal holds one: read without the lock, written under it
+	policy   typed.Policy // the policy the state was written under
 	mu       sync.Mutex
-	dead     bool // dropped: a check that finds it asks the shard again
+	dead     atomic.Bool // dropped: a check that finds it asks the shard again
 	state    typed.State
-	_        [8]byte // the refusal in a line of its own
 	refusal  refusal
 	hash     uint64
 	pos      int32   // index in the shard's entries

@@ -34,8 +34,8 @@ type refusal struct {
 
 // holds returns the refusal if it answers a check of one token under p at at, of the entry's own
 // key: a refusal under p, or under a policy that decides like p (the same text compiled apart),
-// whose Retry is later than at. A check loads the entry's refusing flag
-// first, from the lock's line, which it fetches anyway, and calls holds only if it is set.
+// whose Retry is later than at. A check loads the entry's refusing flag from the line of its key,
+// which it reads anyway, and calls holds only if it is set.
 func (r *refusal) holds(p typed.Policy, at int64) (typed.Outcome, bool) {
 	seq := r.seq.Load()
 	kept, _ := r.policy.Load().(typed.Policy)

@@ -45,8 +45,11 @@ func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost, grace int64
 				return o, false, at
 			}
 		}
+		if e.dead.Load() { // dropped; also fetches the lock's line with the key's (see entry)
+			return sh.acquireLocked(h, k, p, at, cost, grace, own)
+		}
 		e.mu.Lock()
-		if !e.dead && e.adopt(p) {
+		if !e.dead.Load() && e.adopt(p) {
 			o, ok := p.DebitIn(&e.state, at, cost)
 			if ok && e.refusing.Load() || !ok && cost == 1 {
 				return e.settle(p, o, ok, at)
@@ -105,7 +108,7 @@ func (sh *shard) peek(h uint64, k *key, p typed.Policy, at, grace int64, own boo
 			}
 		}
 		e.mu.Lock()
-		if !e.dead && !e.idle(at, grace) {
+		if !e.dead.Load() && !e.idle(at, grace) {
 			o, ok := e.peek(p, at)
 			e.mu.Unlock()
 			return o, ok, at
@@ -163,7 +166,7 @@ func (sh *shard) drop(e *entry, at int64, own bool) {
 		sh.dropped = max(sh.dropped, at)
 	}
 	e.unrefuse()
-	e.dead = true
+	e.dead.Store(true)
 	e.mu.Unlock()
 	sh.table().remove(e)
 	last := sh.entries[len(sh.entries)-1]

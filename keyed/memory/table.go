@@ -12,17 +12,16 @@ const minSlots = 8
 // atomically, delete by shifting the entries that follow back into the hole (no tombstones),
 // and publish a new table when it grows or shrinks. A reader may therefore miss an entry that is
 // being inserted or moved, read a slot's hash and entry from two different moments, or probe a
-// table already replaced: what it finds is only a candidate, which it checks under the entry's
-// own lock (the key, and that the entry was not dropped since), and on a miss it asks again
-// under the shard's lock.
+// table already replaced: what it finds is only a candidate. A check matches the candidate's
+// key, which never changes, without a lock, and under the entry's own lock that the entry was not
+// dropped since; on a miss it asks again under the shard's lock.
 type table struct {
 	mask  uint64
 	count int // entries held, under the shard's lock
 	slots []slot
 }
 
-// slot holds an entry and a copy of its hash, so that a probe reads no entry but the one it
-// locks.
+// slot holds an entry and a copy of its hash, so that a probe reads no entry but its candidate.
 type slot struct {
 	hash atomic.Uint64
 	e    atomic.Pointer[entry]
@@ -37,7 +36,8 @@ func newTable(slots int) *table {
 func (t *table) home(h uint64) uint64 { return (h >> 32) & t.mask }
 
 // candidate returns the first entry whose slot holds hash h, or nil, reading no entry: without
-// the shard's lock, a candidate to check under its own lock.
+// the shard's lock, a candidate whose key the caller matches, and whether it was dropped under
+// its own lock.
 func (t *table) candidate(h uint64) *entry {
 	i := t.home(h)
 	for range len(t.slots) {

@@ -82,18 +82,19 @@ func checkTable(t *rapid.T, tb *table, model map[string]*entry) {
 }
 
 // TestEntryLayout pins the layout that entry's doc describes, in an entry of the 256-byte size
-// class: the first cache line holds the key and the policy, the second the refusing flag, the lock,
-// the dead flag and the first five words of the state, and the fourth the refusal kept, which a
-// check of an admitting subject never touches.
+// class: the first cache line holds the key and the refusing flag, the second the policy, the
+// lock, dead and the first five words of the state, and the fourth the refusal kept, which a
+// check of an admitting subject never touches, with the hash and pos.
 func TestEntryLayout(t *testing.T) {
 	var e entry
 	require.Equal(t, uintptr(256), unsafe.Sizeof(e))
-	require.LessOrEqual(t, unsafe.Offsetof(e.inline)+inlineSubject, uintptr(64))
-	require.Less(t, unsafe.Offsetof(e.policy), uintptr(64))
-	for _, off := range []uintptr{unsafe.Offsetof(e.refusing), unsafe.Offsetof(e.mu), unsafe.Offsetof(e.dead)} {
+	require.Equal(t, uintptr(56), unsafe.Offsetof(e.inline)+inlineSubject)
+	require.LessOrEqual(t, unsafe.Offsetof(e.refusing)+unsafe.Sizeof(e.refusing), uintptr(64))
+	for _, off := range []uintptr{unsafe.Offsetof(e.policy), unsafe.Offsetof(e.mu), unsafe.Offsetof(e.dead)} {
 		require.GreaterOrEqual(t, off, uintptr(64))
 		require.Less(t, off, uintptr(128))
 	}
 	require.LessOrEqual(t, unsafe.Offsetof(e.state)+5*8, uintptr(128))
 	require.Equal(t, uintptr(192), unsafe.Offsetof(e.refusal))
+	require.GreaterOrEqual(t, unsafe.Offsetof(e.hash), uintptr(192))
 }
