@@ -434,8 +434,8 @@ func TestFullFromRefuses(t *testing.T) {
 		e := rapid.Int64Range(0, w-1).Draw(t, "elapsed")
 		at, last := start+e, start+rapid.Int64Range(0, e).Draw(t, "lastElapsed")
 		prev := rapid.Int64Range(0, limit).Draw(t, "prev")
-		if !p.CountCase(start, limit, last, at, 1) {
-			t.Skip("Limit·Width too large for the fast path")
+		if !p.CountCase(start, limit, last, at, 1) { // Limit·Width ≤ 2^60 fits the fast path
+			t.Fatalf("a full window of %d per %d ns at %d, elapsed %d: not the fast path", limit, w, start, e)
 		}
 		from, full := p.FullFrom(start, limit, 1)
 		if !full || p.CountFits(start, prev, limit, at, 1) {
