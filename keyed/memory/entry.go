@@ -20,15 +20,17 @@ import (
 // is no longer than inlineSubject bytes, and the refusing flag) and writes the second (the lock,
 // the policy the state was written under, dead, and the first five words of the state, all that
 // every algorithm but the sliding log and the bucketed window uses). Before it takes the lock, it
-// loads dead, which sends a check of a dropped entry to the shard at once and fetches the second
-// line while the first is still on its way: the lock, an atomic read-modify-write, waits for
-// every load before it, so taking it first would fetch the two lines one after the other.
+// (and a Peek likewise) loads dead, which sends a check of a dropped entry to the shard at once
+// and fetches the second line while the first is still on its way: the lock, an atomic
+// read-modify-write, waits for every load before it, so taking it first would fetch the two
+// lines one after the other.
 //
 // A check answered by the refusal kept reads the first line and the fourth (the refusal) and
-// writes nothing, so a subject refused by every core at once is refused from lines no check
-// writes, even while others take its lock; keeping or forgetting a refusal writes the flag and
-// the fourth line. The hash and pos, which only the shard's lock holder reads, lie in the fourth
-// line too. A key held in the entry costs no further line, as a key of its own would.
+// writes nothing. Checks that take the lock write those lines only to keep or forget a refusal,
+// so a subject refused by every core at once stays refused from lines in every core's cache
+// while other checks take its lock. The hash and pos, which only the shard's lock holder reads,
+// lie in the fourth line too. A key held in the entry costs no further line, as a key of its own
+// would.
 type entry struct {
 	subject  string // in inline when it fits
 	prefix   string // the framed namespace: a bound's own string, when a bound check made the entry

@@ -107,13 +107,15 @@ func (sh *shard) peek(h uint64, k *key, p typed.Policy, at, grace int64, own boo
 				return o, false, at
 			}
 		}
-		e.mu.Lock()
-		if !e.dead.Load() && !e.idle(at, grace) {
-			o, ok := e.peek(p, at)
+		if !e.dead.Load() { // also fetches the lock's line with the key's (see entry)
+			e.mu.Lock()
+			if !e.dead.Load() && !e.idle(at, grace) {
+				o, ok := e.peek(p, at)
+				e.mu.Unlock()
+				return o, ok, at
+			}
 			e.mu.Unlock()
-			return o, ok, at
 		}
-		e.mu.Unlock()
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
