@@ -168,6 +168,9 @@ func (sh *shard) drop(e *entry, at int64, own bool) {
 		sh.dropped = max(sh.dropped, at)
 	}
 	e.unrefuse()
+	// dead before the unlock: a check waiting for the lock must find it set. dead is atomic,
+	// for the checks that load it before the lock, so the race detector does not police this
+	// order; TestCheckOfDroppedEntry does, though only when the waiter wakes in between.
 	e.dead.Store(true)
 	e.mu.Unlock()
 	sh.table().remove(e)

@@ -13,8 +13,8 @@ const minSlots = 8
 // and publish a new table when it grows or shrinks. A reader may therefore miss an entry that is
 // being inserted or moved, read a slot's hash and entry from two different moments, or probe a
 // table already replaced: what it finds is only a candidate. A check matches the candidate's
-// key, which never changes, without a lock, and under the entry's own lock that the entry was not
-// dropped since; on a miss it asks again under the shard's lock.
+// key, which never changes, without a lock, and before it debits the entry makes sure, under the
+// entry's own lock, that it was not dropped since; on a miss it asks again under the shard's lock.
 type table struct {
 	mask  uint64
 	count int // entries held, under the shard's lock
