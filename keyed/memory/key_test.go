@@ -284,11 +284,13 @@ func TestCheckOfDroppedEntry(t *testing.T) {
 			e.mu.Lock()
 			done := make(chan bool)
 			go func() { done <- check() }()
-			for i := 0; waiters(&e.mu) == 0; i++ {
-				if i == 1e8 {
-					t.Fatalf("%q, %s: the check never waited for the entry's lock", subject, path)
+			for waiters(&e.mu) == 0 {
+				select {
+				case <-done:
+					t.Fatalf("%q, %s: the check did without the entry's lock", subject, path)
+				default:
+					runtime.Gosched()
 				}
-				runtime.Gosched()
 			}
 			sh.mu.Lock()
 			sh.drop(e, 0, false) // unlocks e.mu
