@@ -66,8 +66,10 @@
 // BenchmarkWakeLateness measures. That lateness is not taken from the rate: a Gate and Wait debit
 // each admission at the turn its timer was set for, so the turns forecast stand, a waiter goes at
 // most one wake-up's lateness after its turn, and waiters whose turns passed while a timer was
-// late go at once. The calls they let go may therefore come closer together than the policy's
-// interval by at most that lateness, as with any sender whose calls cross a network.
+// late go at once. A waiter that leaves while its wake-up is late moves those behind it up from
+// its turn, as the wake-up would have, not from the late instant. The calls they let go may
+// therefore come closer together than the policy's interval by at most that lateness, as with
+// any sender whose calls cross a network.
 //
 // # Errors
 //

@@ -145,8 +145,8 @@ func (g *Gate) cancel(w *waiter, err error) error {
 	i := slices.Index(g.queue, w)
 	g.queue = slices.Delete(g.queue, i, i+1)
 	g.plan.valid = false
-	if i == 0 {
-		g.serve(now, now)
+	if i == 0 { // from the turn of a late wake-up, if one is due: see start
+		g.serve(g.start(now), now)
 	}
 	return err
 }
@@ -225,7 +225,8 @@ func (g *Gate) fire(gen uint64) {
 // context's deadline leaves the queue at once, its Take failing with a *DeadlineError (matching
 // context.DeadlineExceeded) whose At is that turn; those behind it move up. The limiter's state
 // is kept as it is; it goes on refilling with time. A pause never shortens an earlier one: of
-// several, the latest instant holds.
+// several, the latest instant holds. A pause that ends now or earlier (a Retry-After of 0, a
+// date already past) changes nothing.
 //
 // The gate reads until on its own clock (see NewGate): an instant with a monotonic reading, such
 // as time.Now().Add(d), as that long after now; one without, such as a date parsed from a header,
@@ -245,7 +246,7 @@ func (g *Gate) RetryAfter(d time.Duration) {
 }
 
 func (g *Gate) pause(now, until time.Time) {
-	if !until.After(g.paused) {
+	if !until.After(g.paused) || !until.After(now) { // an earlier pause holds, or this one is over
 		return
 	}
 	g.paused = until
