@@ -43,15 +43,21 @@
 // checked under a new policy carries over the lesser of its tokens and the new capacity (see
 // typed.Policy.Continue), so switching between policies never hands out a full bucket. The
 // carry happens at the first check under the new policy, admitted or not (a Peek too): from then
-// on the subject refills at the new policy's pace. A namespace is meant to hold one policy at a
-// time, and a change to move it from one to the next: while limiters of two policies check the
-// same subjects, each check carries a subject over to its own policy, so it refills at the pace
-// of the policy that checked it last, and a faster policy lifts a slower one. To enforce two
-// policies at once, give each a namespace of its own ([WithNamespace]), or compose them into one
-// (an And). (A carried state that is full is not kept: the
-// subject is full under the new policy at every later check anyway, and kept, it would carry back
-// to the old policy as full.) A subject back to full under its old policy starts full under the
-// new one.
+// on the subject refills at the new policy's pace. (A carried state that is full is not kept:
+// the subject is full under the new policy at every later check anyway, and kept, it would carry
+// back to the old policy as full.) A subject back to full under its old policy starts full under
+// the new one.
+//
+// A namespace is meant to hold one policy at a time, and a change to move all its limiters from
+// one to the next at once. While limiters of two policies check the same subjects, each check
+// carries a subject over to its own policy, and a carry counts whole tokens only, as used at its
+// instant, dropping the part of a token refilled since the last whole one. So a subject checked
+// by the two in turn more often than it refills a token gets no tokens back while that lasts (a
+// Peek under the other policy is enough), and one checked less often refills at the pace of the
+// policy that checked it last, less a part of a token at each switch. Roll a change out to every
+// limiter of a namespace together, or under a namespace of its own (whose subjects start full).
+// To enforce two policies at once, give each a namespace of its own ([WithNamespace]), or compose
+// them into one (an And).
 //
 // # Time
 //

@@ -35,8 +35,10 @@ type Store interface {
 //
 // The keyed Limiter only sends requests that are valid: a Key framed from the namespace and the
 // subject, a Policy that compiled and that the store accepted (see [PolicyChecker]), and a Cost
-// from 1 to the policy's capacity. A store given anything else by another caller returns an
-// error matching numerus.ErrInvalidArgument, and never panics.
+// from 1 to the policy's capacity. A store given another cost or policy by another caller
+// returns an error matching numerus.ErrInvalidArgument, taking nothing (package storetest checks
+// it), and never panics. It may take a key that is not framed so as a subject of its own, apart
+// from every framed one.
 type Request struct {
 	// Key identifies the subject: the namespace's length in decimal, ':', the namespace, ':',
 	// then the subject as its codec encodes it (see [Codec]). No two (namespace, subject) pairs

@@ -42,7 +42,10 @@ import (
 // allows. That is for a switch and a switch back at one instant: a subject that spends a while
 // under the other policy lives by that policy's refills meanwhile, so from "window 10/2h" spent, a
 // switch to "window 10/h" and back an hour later carries back the 10 tokens the hourly window
-// refilled, as staying on "window 10/h" would have given them.
+// refilled, as staying on "window 10/h" would have given them. The other side of counting whole
+// tokens: a carry drops the part of a token refilled since the last whole one, so a state
+// carried back and forth more often than it refills a token refills nothing. Carry a subject's
+// state once per change of its policy, not at every check of two policies in turn.
 func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	c, old := p.c, prev.c
 	switch {

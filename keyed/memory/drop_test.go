@@ -116,3 +116,48 @@ func TestDropsChangeNoDecision(t *testing.T) {
 		}
 	})
 }
+
+// TestStaleReadingAfterOtherDrops: TestStaleReadingAfterDrop's case, with a's entry dropped by
+// Store.Sweep, by a Peek of a, or by a Peek followed by a Sweep that read the clock earlier (50 s)
+// and took the shard's lock later, dropping another entry: the instant a check is raised to
+// must only ever rise. a is admitted at 30 s under "window 1/1m" and dropped at 60 s; a check of
+// a at the stale reading 59 s must then decide in the window of 60 s, so that its next check, at
+// 62 s, is refused.
+func TestStaleReadingAfterOtherDrops(t *testing.T) {
+	ctx := context.Background()
+	p := typed.MustCompile("window 1/1m")
+	req := func(subject string) keyed.Request {
+		return keyed.Request{Key: []byte("9:ratelimit:" + subject), Policy: p, Cost: 1}
+	}
+	for _, how := range []string{"sweep", "peek", "older sweep"} {
+		var now time.Time
+		s := memory.New(memory.WithClock(func() time.Time { return now }), memory.WithGrace(0), memory.WithShards(1))
+		acquire := func(subject string, at time.Duration) bool {
+			now = t0.Add(at)
+			d, err := s.Acquire(ctx, req(subject))
+			require.NoError(t, err)
+			return d.Allowed
+		}
+		if how == "older sweep" { // b, under "gcra 1/40s", is full from 40 s on
+			now = t0
+			d, err := s.Acquire(ctx, keyed.Request{Key: []byte("9:ratelimit:b"), Policy: typed.MustCompile("gcra 1/40s"), Cost: 1})
+			require.NoError(t, err)
+			require.True(t, d.Allowed)
+		}
+		require.True(t, acquire("a", 30*time.Second), how)
+		now = t0.Add(time.Minute)
+		if how == "sweep" {
+			require.Equal(t, 1, s.Sweep(1), how) // a, full at 60 s
+		} else {
+			_, err := s.Peek(ctx, req("a")) // drops a, full at 60 s
+			require.NoError(t, err)
+		}
+		if how == "older sweep" {
+			now = t0.Add(50 * time.Second)
+			require.Equal(t, 1, s.Sweep(1), how) // b, full at 50 s
+		}
+		require.Zero(t, s.Len(), how)
+		require.True(t, acquire("a", 59*time.Second), how)
+		require.False(t, acquire("a", 62*time.Second), "%s: a admitted twice in one window", how)
+	}
+}

@@ -273,9 +273,11 @@ func TestInvalidRequest(t *testing.T) {
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
 	_, err = s.Peek(ctx, keyed.Request{Key: []byte("k")})
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
-	d, err := s.Acquire(ctx, keyed.Request{Key: []byte("k"), Policy: p, Cost: 11})
+	_, err = s.Acquire(ctx, keyed.Request{Key: []byte("k"), Policy: p, Cost: 11})
+	assert.ErrorIs(t, err, numerus.ErrInvalidArgument, "a cost above the capacity, as the Redis store answers it")
+	d, err := s.Acquire(ctx, keyed.Request{Key: []byte("k"), Policy: p, Cost: 10})
 	assert.NoError(t, err)
-	assert.True(t, d.RetryAfter.IsNever(), "a cost above the capacity is never admitted")
+	assert.True(t, d.Allowed, "the whole capacity, untouched by the invalid requests")
 }
 
 // TestKeysDoNotAlias reuses one buffer for many keys: the store must copy the keys it keeps.

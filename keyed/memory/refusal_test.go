@@ -130,9 +130,9 @@ func returns(check func() (typed.Outcome, bool)) (typed.Outcome, bool, bool) {
 // Request of two tokens under a third compilation adopts it under the entry's lock alone too.
 func TestTwinsShareRefusals(t *testing.T) {
 	s := New(WithShards(1))
-	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
-	twin := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
-	_, ok, _ := b.Acquire("subject:12345", 1, time.Unix(0, 1))
+	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h burst 2")).(*bound)
+	twin := s.Bind("1:a:", typed.MustCompile("gcra 1/h burst 2")).(*bound)
+	_, ok, _ := b.Acquire("subject:12345", 2, time.Unix(0, 1))
 	require.True(t, ok)
 	e := entryOf(t, s, "1:a:subject:12345")
 	sh := &s.shards[0]
@@ -155,7 +155,7 @@ func TestTwinsShareRefusals(t *testing.T) {
 		require.Equal(t, want, o, "check %d", i)
 	}
 	e.mu.Unlock()
-	r := keyed.Request{Key: []byte("1:a:subject:12345"), Policy: typed.MustCompile("gcra 1/h"), Cost: 2, At: time.Unix(0, 5)}
+	r := keyed.Request{Key: []byte("1:a:subject:12345"), Policy: typed.MustCompile("gcra 1/h burst 2"), Cost: 2, At: time.Unix(0, 5)}
 	_, _, returned = returns(func() (typed.Outcome, bool) {
 		d, err := s.Acquire(context.Background(), r)
 		require.NoError(t, err)
@@ -192,15 +192,15 @@ func entryOf(t *testing.T, s *Store, k string) *entry {
 // exactly as one that never does (its twin, whose kept refusals the test forgets before every
 // check), given the same checks: Acquires of one and two tokens and Peeks through two bounds of
 // one policy, one of the same policy compiled apart, and one of another (so the subject changes
-// policy back and forth), Acquires and Peeks as Requests, Resets, and instants that go forwards,
-// stay and step back. A kept refusal that was not forgotten when the state changed would answer
+// policy back and forth), Acquires and Peeks as Requests, checks under the shard's lock (as when
+// the lock-free probe misses), Resets, and instants that go forwards, stay and step back. A kept refusal that was not forgotten when the state changed would answer
 // a check after it, at an instant before its Retry.
 func TestKeptRefusalsDecideAsRequests(t *testing.T) {
 	policies := []typed.Policy{typed.MustCompile("gcra 2/s burst 2"), typed.MustCompile("gcra 2/s burst 2"),
 		typed.MustCompile("token 5/s burst 3")}
 	const prefix = "1:a:"
 	ctx := context.Background()
-	ops := slices.Repeat([]string{"acquire", "acquire", "acquire", "acquire", "acquire2", "request", "request", "request-peek", "peek"}, 4)
+	ops := slices.Repeat([]string{"acquire", "acquire", "acquire", "acquire", "acquire2", "request", "request", "request-peek", "peek", "locked", "locked2"}, 4)
 	ops = append(ops, "reset") // rarely: it wipes what the steps built up
 	rapid.Check(t, func(t *rapid.T) {
 		bounds, requests := New(WithShards(1), WithGrace(time.Hour)), New(WithShards(1), WithGrace(time.Hour))
@@ -231,6 +231,14 @@ func TestKeptRefusalsDecideAsRequests(t *testing.T) {
 			case "peek":
 				got.SetOutcome(b.Peek(subject, at))
 				want, _ = requests.Peek(ctx, r)
+			case "locked", "locked2": // as a check whose probe missed its entry (a shift, a resize)
+				if op == "locked2" {
+					r.Cost = 2
+				}
+				k := requestKey(r.Key)
+				h := bounds.seed.hash(r.Key, k.n)
+				got.SetOutcome(bounds.shard(h).acquireLocked(h, &k, b.p, typed.UnixNanos(at), r.Cost, bounds.grace, false))
+				want, _ = requests.Acquire(ctx, r)
 			case "reset":
 				require.NoError(t, bounds.Reset(ctx, r))
 				require.NoError(t, requests.Reset(ctx, r))
@@ -358,4 +366,34 @@ func TestKeptRefusalReadWhole(t *testing.T) {
 			require.True(t, o.Limit == o.Retry && o.Retry == o.Full, "read a refusal mixed of two: %+v", o)
 		}
 	}
+}
+
+// TestLockedPathKeepsRefusals: TestKeptRefusalsDecideAsRequests for the path a check takes when
+// its lock-free probe misses its entry (a shift or a resize of the index under way): under the
+// shard's lock, the entry's own policy must forget the refusal kept on an admission and keep only
+// refusals of one token, or a later check before the stale Retry is answered from it, early.
+func TestLockedPathKeepsRefusals(t *testing.T) {
+	p := typed.MustCompile("gcra 2/s burst 2")
+	const key = "1:a:subject:12345"
+	ctx := context.Background()
+	rapid.Check(t, func(t *rapid.T) {
+		got, ref := New(WithShards(1), WithGrace(time.Hour)), New(WithShards(1), WithGrace(time.Hour))
+		at := time.Unix(1000, 0)
+		for i := range rapid.IntRange(1, 60).Draw(t, "steps") {
+			at = at.Add(rapid.SampledFrom([]time.Duration{0, time.Millisecond, 100 * time.Millisecond,
+				400 * time.Millisecond, -300 * time.Millisecond}).Draw(t, "delta"))
+			r := keyed.Request{Key: []byte(key), Policy: p, Cost: rapid.Int64Range(1, 2).Draw(t, "cost"), At: at}
+			forgetAll(ref)
+			want, _ := ref.Acquire(ctx, r)
+			var d keyed.Decision
+			if rapid.Bool().Draw(t, "locked") {
+				k := requestKey(r.Key)
+				h := got.seed.hash(r.Key, k.n)
+				d.SetOutcome(got.shard(h).acquireLocked(h, &k, p, typed.UnixNanos(at), r.Cost, got.grace, false))
+			} else {
+				d, _ = got.Acquire(ctx, r)
+			}
+			require.Equal(t, want, d, "step %d: cost %d at %v", i, r.Cost, at)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/numerus-closus/numerus"
@@ -83,8 +84,10 @@ func New(opts ...Option) *Store {
 func pow2(n int) int { return 1 << bits.Len(uint(n-1)) }
 
 // Acquire takes r.Cost tokens for the subject of r.Key under r.Policy, all or nothing. It
-// returns an error only for an invalid request (a cost below 1, the zero Policy), matching
-// numerus.ErrInvalidArgument; it ignores ctx, as it never blocks on anything but its shard.
+// returns an error only for an invalid request (a cost below 1 or above the policy's capacity,
+// the zero Policy), matching numerus.ErrInvalidArgument and taking nothing; it ignores ctx, as it
+// never blocks on anything but its shard. A key not framed as keyed frames it is a subject of
+// its own, apart from every framed one.
 func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, err error) {
 	if err := check(r.Policy, r.Cost); err != nil {
 		return keyed.Decision{}, err
@@ -93,6 +96,9 @@ func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, e
 	k := requestKey(r.Key)
 	h := s.seed.hash(r.Key, k.n)
 	o, ok, at := s.shard(h).acquire(h, &k, r.Policy, at, r.Cost, s.grace, own)
+	if !ok && r.Cost > o.Limit { // refused with Never, taking nothing: found here, off the common path
+		return keyed.Decision{}, costError(r, o.Limit)
+	}
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
@@ -175,6 +181,12 @@ var (
 	errCost   = &numerus.ParamError{Param: "cost", Problem: "must be at least 1"}
 	errPolicy = &numerus.ParamError{Param: "policy", Problem: "is the zero Policy"}
 )
+
+// costError is the error of a request whose cost exceeds its policy's capacity, limit.
+func costError(r keyed.Request, limit int64) error {
+	return &numerus.ParamError{Param: "cost", Problem: "must be from 1 to the capacity " +
+		strconv.FormatInt(limit, 10) + " of " + r.Policy.String() + ", got " + strconv.FormatInt(r.Cost, 10)}
+}
 
 func check(p typed.Policy, cost int64) error {
 	switch {

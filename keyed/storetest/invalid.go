@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -90,5 +91,29 @@ func testInvalid(h *harness) {
 	}
 	if n := rec.calls.Load(); n != 0 {
 		h.t.Fatalf("%d store calls for invalid policies and costs, want none", n)
+	}
+}
+
+// testInvalidRequests requires a store given requests that a Limiter never sends (a cost below 1
+// or above the policy's capacity, the zero Policy) to return an error matching
+// numerus.ErrInvalidArgument and to take nothing: the subject's whole capacity is there after.
+func testInvalidRequests(h *harness) {
+	p, err := typed.Compile(keyed.Rate(5, time.Second, 10))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ns := h.namespace()
+	key := []byte(strconv.Itoa(len(ns)) + ":" + ns + ":s")
+	ctx, at := context.Background(), h.now()
+	for _, cost := range []int64{0, -1, math.MinInt64, 11, math.MaxInt64} {
+		if _, err := h.store.Acquire(ctx, keyed.Request{Key: key, Policy: p, Cost: cost, At: at}); !errors.Is(err, numerus.ErrInvalidArgument) {
+			h.t.Errorf("cost %d of a capacity of 10: Acquire returned %v, want an error matching ErrInvalidArgument", cost, err)
+		}
+	}
+	if _, err := h.store.Acquire(ctx, keyed.Request{Key: key, Cost: 1, At: at}); !errors.Is(err, numerus.ErrInvalidArgument) {
+		h.t.Errorf("the zero Policy: Acquire returned %v, want an error matching ErrInvalidArgument", err)
+	}
+	if d, err := h.store.Acquire(ctx, keyed.Request{Key: key, Policy: p, Cost: 10, At: at}); err != nil || !d.Allowed {
+		h.t.Errorf("the whole capacity after the invalid requests: %+v, %v", d, err)
 	}
 }

@@ -87,6 +87,7 @@ func Run(t *testing.T, newStore func(t *testing.T) keyed.Store, opts ...Option) 
 	run("PolicyChange", testPolicyChange)
 	run("HotSubject", testHotSubject)
 	run("InvalidBeforeStore", testInvalid)
+	run("InvalidRequests", testInvalidRequests)
 }
 
 // harness is one subtest's store, fake clock and namespace prefix.
