@@ -136,6 +136,9 @@ func (c SlidingWindowCount) DebitN(at time.Time, cost int64) (SlidingWindowCount
 			if !full {
 				from = c.p.CountFrom(c.start, prev, cur, ns, cost)
 			}
+			if from == kernel.Never { // past MaxInstant, as debitN answers it
+				return c, numerus.Never(), false
+			}
 			return c, numerus.DebitableAfter(at, time.Duration(from-ns)), false
 		}
 	}

@@ -75,7 +75,7 @@ func toStatus(s kernel.Status, at time.Time) numerus.Status {
 	if t, ok := kernel.FullTime(s.Full, at); ok {
 		full = numerus.DebitableFrom(t)
 	}
-	return numerus.Status{Limit: s.Limit, Remaining: s.Remaining, Full: full}
+	return numerus.Status{Limit: s.Limit, Remaining: max(s.Remaining, 0), Full: full}
 }
 
 // Dynamic returns l as a numerus.Limiter, so that typed and dynamic limiters mix in numerus.And,

@@ -70,5 +70,5 @@ func outcomeOf(st kernel.Status, at, from int64, ok bool) Outcome {
 	if ok {
 		from = at
 	}
-	return Outcome{Remaining: st.Remaining, Limit: st.Limit, Retry: from, Full: st.Full}
+	return Outcome{Remaining: max(st.Remaining, 0), Limit: st.Limit, Retry: from, Full: st.Full}
 }

@@ -60,3 +60,21 @@ func TestGCRAStatusRoundsDown(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, Status{Limit: 2, Remaining: 1, Full: 11 * sec}, g.Status(10*sec+sec/2))
 }
+
+// TestDebitTurnsAwayForeignFractions: under a rate of whole nanoseconds per token (N = 1), a
+// TAT with a fraction (R ≥ 1, which only a State written under another policy holds) is decided
+// by Debit and DebitStatus on the general path, which counts the fraction, and not on the fast
+// path, which would drop it and admit a token that Status says is not there.
+func TestDebitTurnsAwayForeignFractions(t *testing.T) {
+	p := NewGCRA(NewRate(1, 1e9), 1) // 1/s, burst 1: a tolerance of 1e9
+	g := GCRA{P: p, TAT: Frac{Q: 0, R: 1e9}, Last: 0}
+	_, _, statusOK, _ := g.DebitStatus(0, 1)
+	require.False(t, statusOK)
+	next, from, ok := g.Debit(0, 1)
+	wantNext, wantFrom, wantOK := g.debit(0, 1)
+	require.Equal(t, wantOK, ok)
+	require.Equal(t, wantFrom, from)
+	require.Equal(t, wantNext, next)
+	require.Zero(t, g.Status(0).Remaining)
+	require.False(t, ok, "admitted with no token left")
+}
