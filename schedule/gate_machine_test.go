@@ -102,18 +102,24 @@ func (m *gateMachine) TryTake(t *rapid.T) {
 }
 
 func (m *gateMachine) Cancel(t *rapid.T) {
-	if len(m.pending) == 0 {
+	m.pending = cancelDrawn(t, m.g, m.pending)
+	m.collect(t) // the waiters behind a head that left may go at once
+}
+
+// cancelDrawn cancels a waiter drawn from pending, marks those behind it as overtaking, and
+// returns pending without it.
+func cancelDrawn(t *rapid.T, g *Gate, pending []*pendingTake) []*pendingTake {
+	if len(pending) == 0 {
 		t.Skip("no waiter")
 	}
-	i := rapid.IntRange(0, len(m.pending)-1).Draw(t, "waiter")
-	if err := m.g.cancel(m.pending[i].w, errLeft); err != errLeft {
+	i := rapid.IntRange(0, len(pending)-1).Draw(t, "waiter")
+	if err := g.cancel(pending[i].w, errLeft); err != errLeft {
 		t.Fatalf("cancel returned %v", err)
 	}
-	for _, p := range m.pending[i+1:] {
+	for _, p := range pending[i+1:] {
 		p.overtook = true
 	}
-	m.pending = append(m.pending[:i], m.pending[i+1:]...)
-	m.collect(t) // the waiters behind a head that left may go at once
+	return append(pending[:i], pending[i+1:]...)
 }
 
 func (m *gateMachine) Pause(t *rapid.T) {
@@ -170,43 +176,59 @@ func (m *gateMachine) dropLate(t *rapid.T) {
 // Advance moves time on, one timer at a time, checking who each firing admits.
 func (m *gateMachine) Advance(t *rapid.T) {
 	target := m.now().Add(time.Duration(rapid.Int64Range(0, 2e9).Draw(t, "advance")))
+	stepTo(m.f, target, func() { m.collect(t) })
+}
+
+// stepTo sets f to each instant a timer fires at up to target, then to target, calling after at
+// each.
+func stepTo(f *clock.Fake, target time.Time, after func()) {
 	for {
-		at, ok := m.f.Next()
+		at, ok := f.Next()
 		if !ok || at.After(target) {
 			break
 		}
-		m.f.Set(at)
-		m.collect(t)
+		f.Set(at)
+		after()
 	}
-	m.f.Set(target)
-	m.collect(t)
+	f.Set(target)
+	after()
+}
+
+// requireNoneServed fails if any of the waiters is served: they wait behind one that is not.
+func requireNoneServed(t *rapid.T, behind []*pendingTake) {
+	for _, q := range behind {
+		if isDone(q.w) {
+			t.Fatalf("a waiter was served before the one ahead of it")
+		}
+	}
 }
 
 // collect checks that the waiters served are a prefix of the queue, each admitted by the model
 // at now and when its forecast said.
 func (m *gateMachine) collect(t *rapid.T) {
-	for len(m.pending) > 0 {
-		p := m.pending[0]
-		select {
-		case <-p.w.done:
-		default:
-			for _, q := range m.pending[1:] {
-				if isDone(q.w) {
-					t.Fatalf("a waiter was served before the one ahead of it")
-				}
-			}
-			return
+	m.pending = collectServed(t, m.pending, m.now(), 0, func(p *pendingTake) { m.admit(t, p.cost) })
+}
+
+// collectServed checks the waiters at the head of pending that are served by now, in order and
+// admitted, each no earlier than its forecast (unless one ahead of it left) and no later than the
+// forecast plus late (unless a pause came after it was queued), calls each with them, and returns
+// the waiters left.
+func collectServed(t *rapid.T, pending []*pendingTake, now time.Time, late time.Duration, each func(*pendingTake)) []*pendingTake {
+	for ; len(pending) > 0; pending = pending[1:] {
+		p := pending[0]
+		if !isDone(p.w) {
+			requireNoneServed(t, pending[1:])
+			return pending
 		}
 		if p.w.err != nil {
 			t.Fatalf("waiter failed: %v", p.w.err)
 		}
-		now := m.now()
-		if (!p.paused && now.After(p.forecast)) || (!p.overtook && now.Before(p.forecast)) {
-			t.Fatalf("served at %v, forecast %v (paused since %v, overtook %v)", now, p.forecast, p.paused, p.overtook)
+		if (!p.paused && now.After(p.forecast.Add(late))) || (!p.overtook && now.Before(p.forecast)) {
+			t.Fatalf("served at %v, forecast %v, late by up to %v (paused since %v, overtook %v)", now, p.forecast, late, p.paused, p.overtook)
 		}
-		m.admit(t, p.cost)
-		m.pending = m.pending[1:]
+		each(p)
 	}
+	return pending
 }
 
 func isDone(w *waiter) bool {

@@ -180,17 +180,7 @@ func (m *lateMachine) Take(t *rapid.T) {
 }
 
 func (m *lateMachine) Cancel(t *rapid.T) {
-	if len(m.pending) == 0 {
-		t.Skip("no waiter")
-	}
-	i := rapid.IntRange(0, len(m.pending)-1).Draw(t, "waiter")
-	if err := m.g.cancel(m.pending[i].w, errLeft); err != errLeft {
-		t.Fatalf("cancel returned %v", err)
-	}
-	for _, p := range m.pending[i+1:] {
-		p.overtook = true
-	}
-	m.pending = append(m.pending[:i], m.pending[i+1:]...)
+	m.pending = cancelDrawn(t, m.g, m.pending)
 	m.collect(t)
 }
 
@@ -211,43 +201,12 @@ func (m *lateMachine) Advance(t *rapid.T) {
 	if next, ok := m.f.Next(); ok && m.late > 0 && rapid.Bool().Draw(t, "into the lateness") {
 		target = latest(m.now(), next.Add(-time.Duration(rapid.Int64Range(1, int64(m.late)).Draw(t, "before the wake-up"))))
 	}
-	for {
-		at, ok := m.f.Next()
-		if !ok || at.After(target) {
-			break
-		}
-		m.f.Set(at)
-		m.collect(t)
-	}
-	m.f.Set(target)
-	m.collect(t)
+	stepTo(m.f, target, func() { m.collect(t) })
 }
 
-// collect checks the waiters served since the last call: a prefix of the queue, none failed, each
-// within its bounds.
+// collect checks the waiters served since the last call (see collectServed).
 func (m *lateMachine) collect(t *rapid.T) {
-	for len(m.pending) > 0 {
-		p := m.pending[0]
-		if !isDone(p.w) {
-			for _, q := range m.pending[1:] {
-				if isDone(q.w) {
-					t.Fatal("a waiter was served before the one ahead of it")
-				}
-			}
-			return
-		}
-		if p.w.err != nil {
-			t.Fatalf("a waiter with no deadline failed: %v", p.w.err)
-		}
-		now := m.now()
-		if !p.paused && now.After(p.forecast.Add(m.late)) {
-			t.Fatalf("served at %v, later than its forecast %v and the lateness %v (a waiter ahead left: %v)", now, p.forecast, m.late, p.overtook)
-		}
-		if !p.overtook && now.Before(p.forecast) {
-			t.Fatalf("served at %v, before its forecast %v", now, p.forecast)
-		}
-		m.pending = m.pending[1:]
-	}
+	m.pending = collectServed(t, m.pending, m.now(), m.late, func(*pendingTake) {})
 }
 
 // Check: the gate's plan is its queue played afresh, and one timer is armed while anyone waits.
