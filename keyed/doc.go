@@ -51,13 +51,16 @@
 // A namespace is meant to hold one policy at a time, and a change to move all its limiters from
 // one to the next at once. While limiters of two policies check the same subjects, each check
 // carries a subject over to its own policy, and a carry counts whole tokens only, as used at its
-// instant, dropping the part of a token refilled since the last whole one. So a subject checked
-// by the two in turn more often than it refills a token gets no tokens back while that lasts (a
-// Peek under the other policy is enough), and one checked less often refills at the pace of the
-// policy that checked it last, less a part of a token at each switch. Roll a change out to every
-// limiter of a namespace together, or under a namespace of its own (whose subjects start full).
-// To enforce two policies at once, give each a namespace of its own ([WithNamespace]), or compose
-// them into one (an And).
+// instant. A bucket (gcra, token, leaky) drops the part of a token refilled since the last whole
+// one, so a subject checked by the two in turn more often than it refills a token gets no tokens
+// back while that lasts (a Peek under the other policy is enough), and one checked less often
+// refills at the pace of the policy that checked it last, less a part of a token at each switch.
+// A window counts the tokens carried as used at the switch: a sliding window (count, sliding,
+// buckets) holds them for a whole window from each switch, so switched more often than that it
+// gets none back, and a fixed window until its next boundary, where it starts afresh as ever.
+// Roll a change out to every limiter of a namespace together, or under a namespace of its own
+// (whose subjects start full). To enforce two policies at once, give each a namespace of its own
+// ([WithNamespace]), or compose them into one (an And).
 //
 // # Time
 //

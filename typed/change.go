@@ -43,9 +43,11 @@ import (
 // under the other policy lives by that policy's refills meanwhile, so from "window 10/2h" spent, a
 // switch to "window 10/h" and back an hour later carries back the 10 tokens the hourly window
 // refilled, as staying on "window 10/h" would have given them. The other side of counting whole
-// tokens: a carry drops the part of a token refilled since the last whole one, so a state
-// carried back and forth more often than it refills a token refills nothing. Carry a subject's
-// state once per change of its policy, not at every check of two policies in turn.
+// tokens at at: a bucket's carry drops the part of a token refilled since the last whole one, so
+// a state carried back and forth more often than it refills a token refills nothing, and a
+// sliding window's carry counts every token used as used at at, to be held for a window from
+// there. Carry a subject's state once per change of its policy, not at every check of two
+// policies in turn.
 func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	c, old := p.c, prev.c
 	switch {

@@ -50,7 +50,7 @@ func (g GCRA) debt(at int64) int64 {
 // Debit takes cost tokens at at.
 func (g GCRA) Debit(at, cost int64) (GCRA, int64, bool) {
 	if g.P != nil {
-		if g.FastCase(at, cost) && g.TAT.R == 0 { // a fraction only another policy's state holds
+		if g.FastCase(at, cost) && g.TAT.R == 0 { // a fraction here: another policy's state
 			tat, over := g.FastTake(at, cost)
 			if over > 0 {
 				return g, at + over, false
@@ -64,11 +64,11 @@ func (g GCRA) Debit(at, cost int64) (GCRA, int64, bool) {
 // FastCase reports whether a debit of cost at at is Debit's common case, which FastTake and
 // FastAdmit decide, small enough to be inlined: a whole number of nanoseconds per token, an
 // instant not before Last and far enough from MaxInstant that nothing saturates, and a cost the
-// burst can hold. The TAT of every state of p has no fraction then, and max(TAT, at) − at is at
-// most the tolerance, so nothing overflows. Debit decides every other case. g must have a policy
-// and a state of p: a caller that may hold another policy's (a typed State read by a policy it
-// was not written under) calls Debit or DebitStatus, which turn away a fraction p has no room
-// for.
+// burst can hold. A state of p that it accepts has a TAT with no fraction (only one saturated at
+// MaxInstant has one, and its Last lies past below), and max(TAT, at) − at is at most the
+// tolerance, so nothing overflows. Debit decides every other case. g must have a policy and a
+// state of p: a caller that may hold another policy's (a typed State read by a policy it was not
+// written under) calls Debit or DebitStatus, which turn away a fraction the fast path would drop.
 //
 // The common case is three calls rather than one returning a verdict, so that a caller branches
 // on the outcome itself: a verdict passed out of an inlined call and switched on costs a typed

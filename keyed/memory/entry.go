@@ -98,7 +98,9 @@ func (e *entry) debit(p typed.Policy, at, cost int64) (typed.Outcome, bool) {
 	}
 	state := e.continued(p, at)
 	o, ok := p.DebitIn(&state, at, cost)
-	e.keep(p, state, o, ok, at)
+	if ok || cost <= o.Limit { // a cost above the capacity is an invalid request: it carries nothing
+		e.keep(p, state, o, ok, at)
+	}
 	return o, ok
 }
 

@@ -116,4 +116,16 @@ func testInvalidRequests(h *harness) {
 	if d, err := h.store.Acquire(ctx, keyed.Request{Key: key, Policy: p, Cost: 10, At: at}); err != nil || !d.Allowed {
 		h.t.Errorf("the whole capacity after the invalid requests: %+v, %v", d, err)
 	}
+	// Under another policy, an invalid cost carries nothing over either: the subject, spent at at
+	// under p (5/s), has a token again 200ms later under p.
+	other, err := typed.Compile(keyed.Rate(1, time.Hour, 1))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := h.store.Acquire(ctx, keyed.Request{Key: key, Policy: other, Cost: 2, At: at.Add(100 * time.Millisecond)}); !errors.Is(err, numerus.ErrInvalidArgument) {
+		h.t.Errorf("cost 2 of a capacity of 1: Acquire returned %v, want an error matching ErrInvalidArgument", err)
+	}
+	if d, err := h.store.Acquire(ctx, keyed.Request{Key: key, Policy: p, Cost: 1, At: at.Add(200 * time.Millisecond)}); err != nil || !d.Allowed {
+		h.t.Errorf("a token refilled under the first policy after an invalid request under another: %+v, %v", d, err)
+	}
 }
