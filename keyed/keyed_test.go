@@ -203,6 +203,52 @@ func TestNewRejects(t *testing.T) {
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
 	_, err = keyed.New(picky{memory.New()}, keyed.PerMinute(1), keyed.StringKey{})
 	assert.NoError(t, err)
+	for param, err := range map[string]error{
+		"store":  second(keyed.New[string](nil, keyed.PerSecond(1), keyed.StringKey{})),
+		"codec":  second(keyed.New[string](memory.New(), keyed.PerSecond(1), nil)),
+		"option": second(keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{}, nil)),
+	} {
+		var pe *numerus.ParamError
+		if assert.ErrorAs(t, err, &pe, param) {
+			assert.Equal(t, param, pe.Param)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+// TestCodecsThatDoNotAppend: a codec that returns bytes of its own instead of appending to dst
+// (against Codec's contract, but easy to write) still gets its subjects framed with the
+// namespace, so two namespaces never share a subject, and the limiter never takes the memory it
+// returned for a key buffer of its own, to overwrite it at a later check.
+func TestCodecsThatDoNotAppend(t *testing.T) {
+	ctx := context.Background()
+	own := keyed.CodecFunc[string](func(_ []byte, s string) []byte { return []byte(s) })
+	store := memory.New()
+	a, err := keyed.New(store, keyed.PerHour(1), own, keyed.WithNamespace("a"), keyed.WithClock(func() time.Time { return t0 }))
+	require.NoError(t, err)
+	b, err := keyed.New(store, keyed.PerHour(1), own, keyed.WithNamespace("b"), keyed.WithClock(func() time.Time { return t0 }))
+	require.NoError(t, err)
+	require.NotEqual(t, a.Key("x"), b.Key("x"))
+	require.Equal(t, string(keyed.AppendFramed(nil, "a", []byte("x"))), a.Key("x"))
+	d, err := a.TryAcquire(ctx, "x", 1)
+	require.NoError(t, err)
+	require.True(t, d.Allowed)
+	d, err = b.TryAcquire(ctx, "x", 1)
+	require.NoError(t, err)
+	require.True(t, d.Allowed, "namespace b shares namespace a's subject x")
+
+	same := keyed.CodecFunc[[]byte](func(_ []byte, s []byte) []byte { return s })
+	l, err := keyed.New(memory.New(), keyed.PerHour(1), same, keyed.WithNamespace("ns"))
+	require.NoError(t, err)
+	subject := make([]byte, 3, 64)
+	copy(subject, "abc")
+	for _, s := range [][]byte{subject, []byte("zzz"), []byte("yyy")} {
+		_, err = l.TryAcquire(ctx, s, 1)
+		require.NoError(t, err)
+	}
+	require.Equal(t, "abc", string(subject))
+	require.Equal(t, make([]byte, 61), subject[3:64], "the limiter wrote into the subject's spare capacity")
 }
 
 // prefixCodec is a codec of a pointer type, which New must refuse as nil.

@@ -64,12 +64,16 @@ func WithNamespace(ns string) Option { return optionFunc(func(o *options) { o.ns
 func WithClock(now func() time.Time) Option { return optionFunc(func(o *options) { o.now = now }) }
 
 // New returns the Limiter of policy on store, with subjects encoded by codec. It returns an error
-// matching numerus.ErrInvalidArgument, before any call to the store's backend, if store or codec
-// is nil (or a nil pointer), if the policy is invalid (typed.Spec.Validate), if a period or window is shorter than
-// [MinPeriod], or if the store cannot run it ([PolicyChecker]).
+// matching numerus.ErrInvalidArgument, before any call to the store's backend, naming the
+// parameter: if store, codec or an option is nil (or a nil pointer), if the policy is invalid
+// (typed.Spec.Validate), if a period or window is shorter than [MinPeriod], or if the store
+// cannot run it ([PolicyChecker]).
 func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) (Limiter[S], error) {
-	if isNil(store) || isNil(codec) {
-		return Limiter[S]{}, &numerus.ParamError{Param: "store", Problem: "and codec must not be nil"}
+	switch {
+	case isNil(store):
+		return Limiter[S]{}, &numerus.ParamError{Param: "store", Problem: "must not be nil"}
+	case isNil(codec):
+		return Limiter[S]{}, &numerus.ParamError{Param: "codec", Problem: "must not be nil"}
 	}
 	p, limit, err := compile(policy)
 	if err != nil {
@@ -82,11 +86,14 @@ func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) 
 	}
 	o := options{ns: DefaultNamespace}
 	for _, opt := range opts {
+		if opt == nil {
+			return Limiter[S]{}, &numerus.ParamError{Param: "option", Problem: "must not be nil"}
+		}
 		opt.apply(&o)
 	}
 	c := &config[S]{store: store, policy: p, limit: limit, codec: codec, ns: o.ns, now: o.now}
 	c.prefix = appendPrefix(nil, o.ns)
-	c.bufs.New = func() any { return &keyBuf{b: make([]byte, 0, 64)} }
+	c.bufs.New = func() any { return &keyBuf{b: make([]byte, 0, 64), enc: make([]byte, 0, 64)} }
 	c.bind()
 	return Limiter[S]{c}, nil
 }
@@ -170,7 +177,7 @@ func (l Limiter[S]) Key(subject S) string {
 	if l.c == nil {
 		return ""
 	}
-	return string(l.c.codec.AppendKey(appendPrefix(nil, l.c.ns), subject))
+	return string(AppendFramed(nil, l.c.ns, l.c.codec.AppendKey(nil, subject)))
 }
 
 // Request returns the request TryAcquire sends a store for cost tokens of subject: its key (in a
@@ -181,7 +188,7 @@ func (l Limiter[S]) Request(subject S, cost int64) Request {
 	if l.c == nil {
 		return Request{Cost: cost}
 	}
-	key := l.c.codec.AppendKey(appendPrefix(nil, l.c.ns), subject)
+	key := AppendFramed(nil, l.c.ns, l.c.codec.AppendKey(nil, subject))
 	return Request{Key: key[:len(key):len(key)], Policy: l.c.policy, Cost: cost, At: l.c.at()}
 }
 
@@ -231,8 +238,9 @@ func wrap(o op, err error) error { return fmt.Errorf("keyed: %s: %w", opNames[o]
 // keyBuf is a pooled key buffer. It fills a cache line of its own, so that the processors
 // writing their buffers' headers never write to one line.
 type keyBuf struct {
-	b []byte
-	_ [64 - 24]byte
+	b   []byte // the framed key
+	enc []byte // the codec's encoding of the subject
+	_   [64 - 48]byte
 }
 
 // bind asks a store that is a Binder for the Bound of the namespace, when subjects are strings
@@ -249,11 +257,18 @@ func (c *config[S]) bind() {
 // stack would escape.
 func (c *config[S]) key(subject S) (*keyBuf, []byte) {
 	kb := c.bufs.Get().(*keyBuf)
-	return kb, c.codec.AppendKey(append(kb.b[:0], c.prefix...), subject)
+	// The codec appends to a buffer of its own, and the key frames what it returned: a codec that
+	// ignores dst, rewrites it or returns memory it does not own can neither lose the namespace nor
+	// hand that memory to the pool, which holds only buffers of ours.
+	enc := c.codec.AppendKey(kb.enc[:0], subject)
+	if len(enc) > cap(kb.enc) { // it allocated: give the next check room of ours
+		kb.enc = make([]byte, 0, len(enc))
+	}
+	return kb, append(append(kb.b[:0], c.prefix...), enc...)
 }
 
 func (c *config[S]) release(kb *keyBuf, key []byte) {
-	if cap(key) <= 1<<10 {
+	if cap(key) <= 1<<10 && cap(kb.enc) <= 1<<10 {
 		kb.b = key[:0]
 		c.bufs.Put(kb)
 	}

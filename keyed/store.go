@@ -69,6 +69,11 @@ type PolicyChecker interface {
 // of string subjects ([StringKey]) the framing of their key, its buffer and the copies of a
 // Request: [New] binds the limiter's namespace and policy once, and TryAcquire and Peek then ask
 // the [Bound] directly, with the subject as it is. A Store need not implement it.
+//
+// A store that wraps another by embedding it (struct{ *memory.Store } with an Acquire of its
+// own, to count or log checks) gets its Bind too, and its TryAcquire and Peek of string subjects
+// then go to the Bound, past the wrapper's methods. Such a wrapper should hold the store in a
+// named field instead, or define a Bind of its own.
 type Binder interface {
 	// Bind returns the Bound of the keys prefix+subject under p, or nil to be sent Requests.
 	// prefix is a namespace framed as [Request.Key] frames it ("9:ratelimit:"); p is a policy

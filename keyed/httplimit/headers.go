@@ -102,9 +102,9 @@ func longer(a, b time.Duration) bool { return b != 0 && (a == 0 || a > b) }
 // On an admission t is the time until the subject is full again (d.ResetAfter); on a refusal it
 // is the time until the same request would be admitted (d.RetryAfter), which Retry-After repeats
 // (at least 1, lest a client read 0 as "at once" and retry in a loop), so that Retry-After never
-// points before the end of the effective window. Seconds
-// are whole and rounded up. A refusal that can never succeed (RetryAfter Never: a spent finite
-// quota) has no t and no Retry-After: a client must not retry it. q is d.Limit when q.Limit is
+// points before the end of the effective window. Seconds are whole and rounded up. A refusal
+// that can never succeed (RetryAfter Never: a spent finite quota) has no t and no Retry-After
+// (SetHeaders removes one h held): a client must not retry it. q is d.Limit when q.Limit is
 // zero. An integer beyond the 15 digits a structured field holds is written as the largest
 // (999999999999999), lest a recipient reject the whole field.
 //
@@ -136,6 +136,7 @@ func SetHeaders(h http.Header, q Quota, d keyed.Decision) {
 	if !d.Allowed {
 		t = d.RetryAfter
 	}
+	h.Del("Retry-After") // one set before, for another decision, would outlive it
 	if s, ok := t.Seconds(); ok {
 		field += ";t=" + sfInteger(s)
 		if !d.Allowed {

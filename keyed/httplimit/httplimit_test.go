@@ -300,4 +300,9 @@ func TestNewRejects(t *testing.T) {
 	assert.Error(t, err)
 	_, err = httplimit.New(keyed.Limiter[string]{}, httplimit.FailOpen)
 	assert.Error(t, err)
+	_, err = httplimit.New(l, httplimit.FailOpen, nil)
+	var pe *numerus.ParamError
+	if assert.ErrorAs(t, err, &pe) {
+		assert.Equal(t, "option", pe.Param)
+	}
 }

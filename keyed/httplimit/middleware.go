@@ -118,6 +118,9 @@ func New(l keyed.Limiter[string], onError OnError, opts ...Option) (Middleware, 
 	m := Middleware{l: l, onError: onError, quota: QuotaOf("default", p.Spec()),
 		limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, v6bits: 128}
 	for _, o := range opts {
+		if o == nil {
+			return Middleware{}, &numerus.ParamError{Param: "option", Problem: "must not be nil"}
+		}
 		o.apply(&m)
 	}
 	if m.cost == nil {

@@ -19,3 +19,21 @@ func TestSetHeadersRetryAfterAtLeastOne(t *testing.T) {
 	assert.Equal(t, `"default";r=0;t=0`, h.Get("RateLimit"))
 	assert.Equal(t, "1", h.Get("Retry-After"))
 }
+
+// TestSetHeadersReplacesRetryAfter: headers set for a refusal and then, on the same map, for an
+// admission or a refusal that can never succeed carry no Retry-After: one left from the first
+// would tell the client to come back.
+func TestSetHeadersReplacesRetryAfter(t *testing.T) {
+	q := httplimit.Quota{Name: "default", Limit: 100, Window: time.Minute}
+	refused := keyed.Decision{Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(3 * time.Second)}
+	for name, d := range map[string]keyed.Decision{
+		"admitted": {Allowed: true, Remaining: 1, Limit: 100, ResetAfter: keyed.WaitFor(time.Second), RetryAfter: keyed.WaitFor(0)},
+		"never":    {Limit: 100, ResetAfter: keyed.Never(), RetryAfter: keyed.Never()},
+	} {
+		h := http.Header{}
+		httplimit.SetHeaders(h, q, refused)
+		assert.Equal(t, "3", h.Get("Retry-After"))
+		httplimit.SetHeaders(h, q, d)
+		assert.Empty(t, h.Values("Retry-After"), name)
+	}
+}
