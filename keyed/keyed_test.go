@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -231,12 +232,8 @@ func TestCodecsThatDoNotAppend(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, a.Key("x"), b.Key("x"))
 	require.Equal(t, string(keyed.AppendFramed(nil, "a", []byte("x"))), a.Key("x"))
-	d, err := a.TryAcquire(ctx, "x", 1)
-	require.NoError(t, err)
-	require.True(t, d.Allowed)
-	d, err = b.TryAcquire(ctx, "x", 1)
-	require.NoError(t, err)
-	require.True(t, d.Allowed, "namespace b shares namespace a's subject x")
+	require.True(t, admits(t, a, "x"))
+	require.True(t, admits(t, b, "x"), "namespace b shares namespace a's subject x")
 
 	same := keyed.CodecFunc[[]byte](func(_ []byte, s []byte) []byte { return s })
 	l, err := keyed.New(memory.New(), keyed.PerHour(1), same, keyed.WithNamespace("ns"))
@@ -266,4 +263,34 @@ func (picky) CheckPolicy(p typed.Policy) error {
 		return &numerus.ParamError{Param: "period", Problem: "must be a minute or more in this store"}
 	}
 	return nil
+}
+
+// TestBoundChecksCost: a limiter of string subjects on a store that binds them (the memory
+// store) refuses a cost below 1 or above the capacity before the Bound sees it, as the other
+// path does.
+func TestBoundChecksCost(t *testing.T) {
+	l, err := keyed.New(memory.New(), keyed.Rate(1, time.Hour, 3), keyed.StringKey{})
+	require.NoError(t, err)
+	for _, cost := range []int64{0, -1, 4, math.MinInt64, math.MaxInt64} {
+		_, err := l.TryAcquire(context.Background(), "s", cost)
+		assert.ErrorIs(t, err, numerus.ErrInvalidArgument, "cost %d", cost)
+	}
+}
+
+// TestOnlyStringKeyBinds: a codec of strings other than StringKey is not bound past: its
+// encoding decides the subject (here, "Alice" and "ALICE" are one).
+func TestOnlyStringKeyBinds(t *testing.T) {
+	lower := keyed.CodecFunc[string](func(dst []byte, s string) []byte { return append(dst, strings.ToLower(s)...) })
+	l, err := keyed.New(memory.New(), keyed.PerHour(1), lower)
+	require.NoError(t, err)
+	require.True(t, admits(t, l, "Alice"))
+	require.False(t, admits(t, l, "ALICE"), "the codec makes Alice and ALICE one subject")
+}
+
+// admits reports whether l admits one token of subject, failing on an error.
+func admits[S any](t *testing.T, l keyed.Limiter[S], subject S) bool {
+	t.Helper()
+	d, err := l.TryAcquire(context.Background(), subject, 1)
+	require.NoError(t, err)
+	return d.Allowed
 }

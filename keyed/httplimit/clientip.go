@@ -13,7 +13,9 @@ import (
 // at the proxy that reported it, whose address is returned. With no trusted proxies (the
 // default) X-Forwarded-For is never read: any client can write it. A prefix contains the
 // addresses of a link-local peer whatever its zone (fe80::/10 trusts fe80::1%eth0); the address
-// returned keeps its zone.
+// returned keeps its zone. Addresses are read unmapped (::ffff:10.0.0.1 as 10.0.0.1), so name
+// IPv4 proxies by IPv4 prefixes (10.0.0.0/8): an IPv4-mapped prefix (::ffff:10.0.0.0/104) trusts
+// no peer, and X-Forwarded-For is then not read.
 //
 // It returns the zero Addr if r.RemoteAddr is not an address (as with some test transports).
 func ClientIP(r *http.Request, trusted ...netip.Prefix) netip.Addr {
