@@ -68,8 +68,9 @@
 // keeps a hash: field p holds the policy, field i the state of leaf i, and field i.n entry n of log
 // leaf i (a log keeps at most its limit of entries and drops expired ones as it goes, reading
 // O(log k) fields for k expired ones). A key that is of another type, lacks a field, or holds a
-// number out of its range (tokens above the capacity, an instant before 1970 or beyond 2^53 µs, a
-// TAT beyond its burst) makes the check fail with [ErrCorrupt], never grant; Reset clears it.
+// number out of its range (tokens above the capacity, a latest instant before 1970 or past 2^52
+// µs, the last the store writes, a TAT beyond its burst) makes the check fail with [ErrCorrupt],
+// never grant; Reset clears it.
 //
 // # Policy changes
 //

@@ -4,6 +4,7 @@
 local function engine()
   local NEVER = math.huge
   local MAXI = 2 ^ 53 -- no number may exceed it
+  local MAXT = 2 ^ 52 -- no instant the store writes exceeds it (2112): past it, sums are not exact
   local fmod, floor, min, max, tonumber, type = math.fmod, math.floor, math.min, math.max, tonumber, type
   local spack, sunpack, sfmt = struct.pack, struct.unpack, string.format
   local rcall, rpcall = redis.call, redis.pcall
@@ -108,14 +109,14 @@ local function engine()
       if #s ~= 24 then return nil end
       local q, r, last = sunpack('<ddd', s)
       st = { q = q, r = r, last = last }
-      if not (int(q, 0, MAXI) and int(r, 0, l.N - 1) and int(last, 0, MAXI)) then return nil end
+      if not (int(q, 0, MAXI) and int(r, 0, l.N - 1) and int(last, 0, MAXT)) then return nil end
       local d, lq = q - last, fdiv(l.full, l.N)
       if d > lq or (d == lq and r > fmod(l.full, l.N)) then return nil end
     elseif k == 't' or k == 'l' then
       if #s ~= 16 then return nil end
       local a, last = sunpack('<dd', s)
       st = { a = a, last = last }
-      if not (int(a, 0, l.full) and int(last, 0, MAXI)) then return nil end
+      if not (int(a, 0, l.full) and int(last, 0, MAXT)) then return nil end
     elseif k == 'f' then
       if #s ~= 8 then return nil end
       st = { a = sunpack('<d', s), last = 0 }
@@ -124,7 +125,7 @@ local function engine()
       if #s ~= 32 then return nil end
       local a, p, c, last = sunpack('<dddd', s)
       st = { s = a, p = p, c = c, last = last }
-      if not (int(a, -MAXI, MAXI) and int(p, 0, l.size) and int(c, 0, l.size) and int(last, 0, MAXI)) or
+      if not (int(a, -MAXI, MAXI) and int(p, 0, l.size) and int(c, 0, l.size) and int(last, 0, MAXT)) or
           (k == 'w' and p ~= 0) or
           (p + c > 0 and (offset(a, l.O, l.W) ~= 0 or a > last)) then
         return nil
@@ -133,7 +134,7 @@ local function engine()
       if #s ~= 48 then return nil end
       local h, t, base, last, nat, ncum = sunpack('<dddddd', s)
       st = { h = h, t = t, base = base, last = last, nat = nat, ncum = ncum }
-      if not (int(h, 0, MAXI) and int(t, h, MAXI) and int(base, 0, MAXI) and int(last, 0, MAXI) and
+      if not (int(h, 0, MAXI) and int(t, h, MAXI) and int(base, 0, MAXI) and int(last, 0, MAXT) and
             int(ncum, base, base + l.size) and int(nat, 0, last)) then
         return nil
       end

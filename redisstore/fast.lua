@@ -91,6 +91,7 @@ if batch then
   end
 end
 local MAXI = 2 ^ 53 -- no number may exceed it
+local MAXT = 2 ^ 52 -- no instant the store writes exceeds it (2112): past it, sums are not exact
 local fmod, max, NEVER, fdiv, cdiv, int -- for the kinds but the GCRA: made only for them
 if k ~= 'g' and k ~= '-' then
   fmod, max, NEVER = math.fmod, math.max, math.huge
@@ -141,7 +142,7 @@ while k ~= '-' and K[i] do
       p, q, r, last = struct.unpack('<sddd', s)
       if p ~= pol then break end
       if not (q % 1 == 0 and r % 1 == 0 and last % 1 == 0 and q >= 0 and r >= 0 and last >= 0 and q <= MAXI and
-            r < N and last <= MAXI) or q - last > lq or (q - last == lq and r > lr) then
+            r < N and last <= MAXT) or q - last > lq or (q - last == lq and r > lr) then
         break
       end
     end
@@ -208,7 +209,7 @@ while k ~= '-' and K[i] do
         local p
         p, x, last = struct.unpack('<sdd', s)
         if p ~= pol then break end
-        if not (int(x, 0, F) and int(last, 0, MAXI)) then break end
+        if not (int(x, 0, F) and int(last, 0, MAXT)) then break end
       end
       local at = max(now, last)
       if k == 't' then
@@ -267,7 +268,7 @@ while k ~= '-' and K[i] do
         local p
         p, ws, wp, wc, last = struct.unpack('<sdddd', s)
         if p ~= pol then break end
-        if not (int(ws, -MAXI, MAXI) and int(wp, 0, size) and int(wc, 0, size) and int(last, 0, MAXI)) or
+        if not (int(ws, -MAXI, MAXI) and int(wp, 0, size) and int(wc, 0, size) and int(last, 0, MAXT)) or
             (k == 'w' and wp ~= 0) then
           break
         end

@@ -130,6 +130,14 @@ func TestCorruptState(t *testing.T) {
 		{"count above limit", window, set(plain(t, window, now, 0, 4, now))},
 		{"negative instant", gcra, set(plain(t, gcra, 0, 0, -5))},
 		{"instant beyond 2^53", gcra, set(plain(t, gcra, 0, 0, 1e17))},
+		// past 2^52 µs, the latest the store writes, sums of instants stop being exact: a TAT there
+		// would never move on, and admit every check
+		{"latest instant past 2^52", gcra, set(plain(t, gcra, 0, 0, 1<<53-1))},
+		{"a token bucket's latest instant past 2^52", token, set(plain(t, token, 0, 1<<53-1))},
+		{"a leaky bucket's latest instant past 2^52", eachKind[2], set(plain(t, eachKind[2], 0, 1<<53-1))},
+		{"a window's latest instant past 2^52", window, set(plain(t, window, 0, 0, 0, 1<<53-1))},
+		{"a counter's latest instant past 2^52", eachKind[5], set(plain(t, eachKind[5], 0, 0, 0, 1<<53-1))},
+		{"a leaf's latest instant past 2^52", tree, func(k string) error { return c.HSet(ctx, k, "1", packed(0, 0, 1<<53-1)).Err() }},
 		{"TAT beyond its burst", gcra, set(plain(t, gcra, now+1e8, 0, now))},
 		{"state beyond the old policy", gcra, set(plain(t, "gcra 10/s burst 1", now+3e5, 0, now))},
 		{"no policy field", tree, func(k string) error { return c.HDel(ctx, k, "p").Err() }},

@@ -134,7 +134,7 @@ func (s *Store) call(op string, r keyed.Request) (call, error) {
 	}
 	c := call{op: op, key: string(r.Key), pr: pr}
 	if !r.At.IsZero() {
-		if r.At.Before(time.Unix(0, 0)) || r.At.UnixMicro() > maxInstant {
+		if r.At.Before(time.Unix(0, 0)) || !r.At.Before(time.UnixMicro(maxInstant+1)) {
 			return call{}, &numerus.ParamError{Param: "time", Problem: "must lie between 1970 and 2112 for the Redis store, got " + r.At.String()}
 		}
 		c.nums, c.base, c.caller = packCall(cost, r.At.UnixMicro()), r.At.UnixNano(), true
