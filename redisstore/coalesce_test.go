@@ -321,3 +321,31 @@ func TestCoalescingScope(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchOutlivesItsSendersContext: the acquire whose goroutine sends a batch has its context
+// cancelled while the batch is in flight. The batch is not its own to cancel: every other
+// acquire in it gets its decision.
+func TestBatchOutlivesItsSendersContext(t *testing.T) {
+	_, s, l, g := gated(t, "gcra 1/h burst 10")
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	wg.Go(func() { _, _ = l.TryAcquire(ctx, "a", 1) })
+	<-g.arrived
+	sender, cancel := context.WithCancel(ctx)
+	wg.Go(func() { _, _ = l.TryAcquire(sender, "a", 1) })
+	waitQueued(t, s, 1)
+	ds, errs := make([]keyed.Decision, 3), make([]error, 3)
+	for i := range 3 {
+		wg.Go(func() { ds[i], errs[i] = l.TryAcquire(ctx, "a", 1) })
+	}
+	waitQueued(t, s, 4)
+	g.release <- proceed
+	<-g.arrived // the batch, sent by the first acquire queued
+	cancel()
+	g.release <- proceed
+	wg.Wait()
+	for i := range 3 {
+		require.NoError(t, errs[i], "acquire %d of the batch", i)
+		require.True(t, ds[i].Allowed)
+	}
+}

@@ -139,6 +139,21 @@ func TestScriptFlush(t *testing.T) {
 	require.Equal(t, []string{"evalsha"}, names)
 }
 
+// TestPipelinedBatchAfterScriptFlush: a batch sent as one script call a check (WithKeyPerCall,
+// as on a cluster) after the server lost its scripts loads them again, and decides as ever.
+func TestPipelinedBatchAfterScriptFlush(t *testing.T) {
+	c := redistest.Start(t).Client(t)
+	s := redisstore.New(c, redisstore.WithKeyPerCall(), redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	l := limiter(t, s, "gcra 1/h burst 2", nil)
+	_, err := l.Peek(ctx, "load")
+	require.NoError(t, err)
+	require.NoError(t, c.ScriptFlush(ctx).Err())
+	ds, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a", "a", "a", "b"))
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, true, false, true}, []bool{ds[0].Allowed, ds[1].Allowed, ds[2].Allowed, ds[3].Allowed})
+}
+
 // TestValidatedBeforeAnyCall sends invalid requests to a store whose server does not exist: the
 // errors match numerus.ErrInvalidArgument and no command is sent.
 func TestValidatedBeforeAnyCall(t *testing.T) {

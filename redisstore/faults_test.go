@@ -213,3 +213,42 @@ func TestCorruptWindowStart(t *testing.T) {
 		})
 	}
 }
+
+// TestCorruptEntriesAndRemainders: damage the script checks for that TestCorruptState cannot
+// reach: a log entry counting more than the log's running count (read once the oldest entry
+// expires: it would make the count negative, and admit past the limit), and a GCRA remainder of
+// N or more, in a string (the fast path) and in a hash (the engine).
+func TestCorruptEntriesAndRemainders(t *testing.T) {
+	c, clk := redistest.Start(t).Client(t), newClock(t0)
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	now := float64(t0.UnixMicro())
+	for _, tc := range []struct {
+		name, policy string
+		damage       func(k string) error
+	}{
+		{"log entry counting more than the log", "sliding 3/h", func(k string) error {
+			return c.HSet(ctx, k, "1.0", packed(0, 99)).Err()
+		}},
+		{"gcra remainder of N", "gcra 3/s burst 3", func(k string) error {
+			return c.Set(ctx, k, plain(t, "gcra 3/s burst 3", now, 1e6, now), 0).Err()
+		}},
+		{"gcra remainder of N in a tree", "gcra 3/s burst 3 & window 9/h", func(k string) error {
+			return c.HSet(ctx, k, "1", packed(now, 1e6, now)).Err()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := limiter(t, s, tc.policy, clk)
+			for i := range 3 {
+				clk.set(t0.Add(time.Duration(i) * time.Microsecond))
+				_, err := l.TryAcquire(ctx, tc.name, 1)
+				require.NoError(t, err)
+			}
+			clk.set(t0.Add(time.Hour)) // the log's oldest entry has just expired
+			require.NoError(t, tc.damage(l.Key(tc.name)))
+			d, err := l.TryAcquire(ctx, tc.name, 1)
+			require.ErrorIs(t, err, redisstore.ErrCorrupt)
+			require.Equal(t, keyed.Decision{}, d)
+		})
+	}
+}
