@@ -261,8 +261,8 @@ func (c *config[S]) key(subject S) (*keyBuf, []byte) {
 	// ignores dst, rewrites it or returns memory it does not own can neither lose the namespace nor
 	// hand that memory to the pool, which holds only buffers of ours.
 	enc := c.codec.AppendKey(kb.enc[:0], subject)
-	if len(enc) > cap(kb.enc) { // it allocated: give the next check room of ours
-		kb.enc = make([]byte, 0, len(enc))
+	if len(enc) > cap(kb.enc) && len(enc) <= 1<<10 { // it allocated: room of ours for the next check
+		kb.enc = make([]byte, 0, len(enc)) // (beyond 1 KiB release drops the buffer anyway)
 	}
 	return kb, append(append(kb.b[:0], c.prefix...), enc...)
 }

@@ -48,6 +48,8 @@
 //
 // The store refuses likewise, before any server call, a request whose cost is below 1 or above
 // the policy's capacity (keyed.Limiter never sends one), and an instant before 1970 or after 2112.
+// A server whose own clock reads past 2112 writes instants that the script then reads as
+// corrupt: its checks fail with [ErrCorrupt], never grant.
 //
 // # Time
 //

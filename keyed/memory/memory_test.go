@@ -61,6 +61,27 @@ func TestAcquireAllocatesNothing(t *testing.T) {
 	}
 }
 
+// TestFramedKeysAllocateNothing: subjects of other codecs than StringKey, whose keys the limiter
+// frames in its pooled buffers (no Bound), check an existing subject with no allocation either.
+func TestFramedKeysAllocateNothing(t *testing.T) {
+	if memory.RaceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items: allocation counts mean nothing")
+	}
+	ctx := context.Background()
+	ints, err := keyed.New(memory.New(), keyed.PerSecond(1_000_000), keyed.IntKey[int64]{})
+	require.NoError(t, err)
+	bytes, err := keyed.New(memory.New(), keyed.PerSecond(1_000_000), keyed.BytesKey{})
+	require.NoError(t, err)
+	subject := []byte("subject:42")
+	for name, check := range map[string]func(){
+		"IntKey":   func() { _, _ = ints.TryAcquire(ctx, 42, 1) },
+		"BytesKey": func() { _, _ = bytes.TryAcquire(ctx, subject, 1) },
+	} {
+		check()
+		assert.Zero(t, testing.AllocsPerRun(1000, check), name)
+	}
+}
+
 // TestAcquireAllocatesNothingInline pins, for every algorithm and trees up to the State's 12
 // inline words, zero allocations for TryAcquire admitted and refused, and for Peek; and the two
 // allocations that a policy with a log, or a larger tree, costs each TryAcquire (the package doc
