@@ -232,3 +232,58 @@ func TestDecidesLike(t *testing.T) {
 	assert.False(t, ten.DecidesLike(Policy{}))
 	assert.True(t, Policy{}.DecidesLike(Policy{}))
 }
+
+// TestDecidesLikeWeighsEveryParameter: two leaves that differ in one parameter only (a bucket's
+// capacity, a finite bucket's size, a GCRA's count in lowest terms) are different policies, and
+// a state carried from the larger to the smaller holds no more than the smaller allows.
+func TestDecidesLikeWeighsEveryParameter(t *testing.T) {
+	for _, c := range []struct{ from, to string }{
+		{"token 10/s burst 100", "token 10/s burst 10"},
+		{"leaky 10/s burst 100", "leaky 10/s burst 10"},
+		{"finite 100", "finite 2"},
+		{"gcra 3/7ns burst 2", "gcra 2/7ns burst 2"},
+	} {
+		from, to := MustCompile(c.from), MustCompile(c.to)
+		require.False(t, to.DecidesLike(from), "%s decides like %s", c.to, c.from)
+		next := to.Continue(from, from.Fresh(), t0)
+		limit := to.Status(next, t0).Limit
+		assert.LessOrEqual(t, to.Status(next, t0).Remaining, limit, "%s to %s", c.from, c.to)
+		admitted := int64(0)
+		for range 2 * limit {
+			var ok bool
+			if next, _, ok = to.DebitN(next, t0, 1); ok {
+				admitted++
+			}
+		}
+		assert.LessOrEqual(t, admitted, limit, "%s to %s admits more than %s allows", c.from, c.to, c.to)
+	}
+}
+
+// TestDecidesLikeWeighsTheTree: trees of the same leaves in the same order but of other inner
+// nodes, or of inner nodes holding other numbers of children, are different policies.
+func TestDecidesLikeWeighsTheTree(t *testing.T) {
+	for _, c := range [][2]string{
+		{"1/s & 2/s", "1/s | 2/s"},
+		{"(1/s & 2/s) | 3/s | 4/s", "(1/s & 2/s & 3/s) | 4/s"},
+	} {
+		a, b := MustCompile(c[0]), MustCompile(c[1])
+		assert.False(t, a.DecidesLike(b), "%s decides like %s", a, b)
+		assert.False(t, b.DecidesLike(a), "%s decides like %s", b, a)
+	}
+}
+
+// TestContinuePairsOnlyLoneChangesOfBothTrees: a changed leaf continues from the old leaf at its
+// place only when both are the only changed leaves of their algorithm in their trees. From
+// "gcra 1/s burst 1 | token 100/h" with the hourly bucket spent, the new tree
+// "gcra 100/h | gcra 1/s burst 1" changes two GCRAs: the hourly one at the place of the old
+// per-second GCRA does not take its token, and both start from the most used old leaf.
+func TestContinuePairsOnlyLoneChangesOfBothTrees(t *testing.T) {
+	p := MustCompile("gcra 1/s burst 1 | token 100/h")
+	q := MustCompile("gcra 100/h | gcra 1/s burst 1")
+	s, _, ok := p.DebitN(p.Fresh(), t0, 100) // the hourly bucket admits it, spent; the GCRA keeps 1
+	require.True(t, ok)
+	next := q.Continue(p, s, t0)
+	assert.Equal(t, int64(0), q.Status(next, t0).Remaining)
+	_, _, ok = q.DebitN(next, t0, 1)
+	assert.False(t, ok, "a new leaf continues from an old one of its algorithm that another changed leaf shares")
+}
