@@ -169,3 +169,36 @@ func TestDebitInAllocatesNothing(t *testing.T) {
 		require.Zero(t, n, text)
 	}
 }
+
+// TestForeignLogGainsNothingUnderALargerLimit: a State whose log was kept under a smaller limit,
+// read by a policy of a larger one, holds no more tokens than it did: none when it was spent.
+func TestForeignLogGainsNothingUnderALargerLimit(t *testing.T) {
+	narrow, wide := MustCompile("sliding 1/h"), MustCompile("sliding 100/h")
+	spent, _, ok := narrow.DebitN(narrow.Fresh(), t0, 1)
+	require.True(t, ok)
+	at := t0.Add(time.Minute)
+	require.Equal(t, int64(0), wide.Status(spent, at).Remaining)
+	_, _, ok = wide.DebitN(spent, at, 1)
+	require.False(t, ok, "DebitN")
+	s := spent
+	_, ok = wide.DebitIn(&s, UnixNanos(at), 1)
+	require.False(t, ok, "DebitIn")
+}
+
+// TestLogReadAlikeByTheSamePolicyCompiledTwice: a State's log read by the same policy compiled
+// again keeps its entries, each expiring when it would have: not all of them counted at the
+// latest instant.
+func TestLogReadAlikeByTheSamePolicyCompiledTwice(t *testing.T) {
+	p, again := MustCompile("sliding 2/s"), MustCompile("sliding 2/s")
+	s, _, ok := p.DebitN(p.Fresh(), t0, 1)
+	require.True(t, ok)
+	s, _, ok = p.DebitN(s, t0.Add(500*time.Millisecond), 1)
+	require.True(t, ok)
+	for _, d := range []time.Duration{500 * time.Millisecond, time.Second, 1500 * time.Millisecond} {
+		at := t0.Add(d)
+		require.Equal(t, p.Status(s, at), again.Status(s, at), "after %v", d)
+		_, _, want := p.DebitN(s, at, 1)
+		_, _, got := again.DebitN(s, at, 1)
+		require.Equal(t, want, got, "after %v", d)
+	}
+}
