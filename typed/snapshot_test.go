@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -326,4 +327,70 @@ func TestStateRejects(t *testing.T) {
 	assert.ErrorIs(t, err, ErrCorrupt)
 	_, err = Policy{}.DecodeState(enc)
 	assert.ErrorIs(t, err, ErrCorrupt)
+}
+
+// TestDecodeRejectsWhatTheChecksCatchAlone: states that only one check of the decoders turns
+// away, each read by a typed limiter and by ReadSnapshot (binary) or ReadSnapshotJSON: a TAT at
+// the never instant, a counter whose counts lie in a window after last, and a bucketed log entry
+// not rounded to its sub-window but otherwise valid.
+func TestDecodeRejectsWhatTheChecksCatchAlone(t *testing.T) {
+	last, sec := t0.UnixNano(), int64(time.Second)
+	cases := []struct {
+		name string
+		data []byte
+		into interface{ UnmarshalBinary([]byte) error }
+	}{
+		{"tat never", snap(spec("gcra 1/s burst 2"), []int64{Never, 0, Never - 1}), new(GCRA)},
+		{"count start after last", snap(spec("count 5/s"), []int64{last + sec, 0, 5, last}), new(SlidingWindowCount)},
+		{"log entry unrounded, before last", snap(spec("buckets 5/s in 5"), []int64{last, last - 1, 1}), new(SlidingWindow)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.ErrorIs(t, c.into.UnmarshalBinary(c.data), ErrCorrupt)
+			_, _, err := ReadSnapshot(c.data)
+			assert.ErrorIs(t, err, ErrCorrupt)
+		})
+	}
+}
+
+// TestDecodeJSONRejectsExtraWords: a leaf's state holding more words than its algorithm keeps is
+// corrupt, for a typed limiter and for ReadSnapshotJSON alike (the binary form cannot say it: the
+// extra words are trailing bytes).
+func TestDecodeJSONRejectsExtraWords(t *testing.T) {
+	last := t0.UnixNano()
+	for _, c := range []struct {
+		policy string
+		words  string
+		into   interface{ UnmarshalJSON([]byte) error }
+	}{
+		{"gcra 1/s", fmt.Sprintf("[%d,0,%d,0]", last, last), new(GCRA)},
+		{"token 1/s", fmt.Sprintf("[0,%d,0]", last), new(TokenBucket)},
+		{"finite 3", "[3,3]", new(FiniteBucket)},
+		{"count 5/s", fmt.Sprintf("[%d,0,0,%d,0]", last, last), new(SlidingWindowCount)},
+	} {
+		doc := fmt.Sprintf(`{"version":1,"policy":%q,"state":[%s]}`, c.policy, c.words)
+		assert.ErrorIs(t, c.into.UnmarshalJSON([]byte(doc)), ErrCorrupt, doc)
+		_, _, err := ReadSnapshotJSON([]byte(doc))
+		assert.ErrorIs(t, err, ErrCorrupt, doc)
+	}
+}
+
+// TestDecodeRejectsDeepNesting: a binary snapshot whose policy nests deeper than any valid one
+// is corrupt as soon as it is read, whatever type it is read into: not another shape, and not
+// read level by level first (each level takes two bytes, so an unchecked reader would recurse as
+// deep as its input is long).
+func TestDecodeRejectsDeepNesting(t *testing.T) {
+	b := []byte{Version}
+	for range maxDepth + 2 {
+		b = append(b, byte(kindAnd), 1)
+	}
+	b = appendSpec(b, spec("gcra 1/s"))
+	b = appendWords(b, kindGCRA, []int64{0, 0, 0})
+	var g GCRA
+	err := g.UnmarshalBinary(b)
+	assert.ErrorIs(t, err, ErrCorrupt)
+	assert.NotErrorIs(t, err, ErrMismatch)
+	assert.ErrorContains(t, err, "nests")
+	_, _, err = ReadSnapshot(b)
+	assert.ErrorContains(t, err, "nests")
 }
