@@ -87,6 +87,10 @@ func TestParseErrors(t *testing.T) {
 		{"sliding 10/s in 0", 17, "sub-windows of at least 1"},
 		{strings.Repeat("(", 40) + "1/s" + strings.Repeat(")", 40), 33, "at most 32 nested parentheses"},
 		{"10/ß", 4, "a unit such as s, min or h"},
+		{"10/µs burst x", 13, "a burst size"},     // columns count runes, not bytes
+		{"10/s\u00a0burst x", 12, "a burst size"}, // a space of two bytes is one column
+		{"and 10/s", 1, "an algorithm"},
+		{"or 10/s", 1, "an algorithm"},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.text)
