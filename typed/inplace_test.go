@@ -202,3 +202,23 @@ func TestLogReadAlikeByTheSamePolicyCompiledTwice(t *testing.T) {
 		require.Equal(t, want, got, "after %v", d)
 	}
 }
+
+// TestRefusedForeignDebitInChangesNothing: DebitIn on a State kept under another policy debits
+// a fitted copy; refused, it leaves *s exactly as it was (here a log of two entries, which the
+// fitted copy counts at its latest instant), so the old policy still reads its own entries.
+func TestRefusedForeignDebitInChangesNothing(t *testing.T) {
+	narrow, wide := MustCompile("sliding 2/h"), MustCompile("sliding 3/h")
+	spent, _, ok := narrow.DebitN(narrow.Fresh(), t0, 1)
+	require.True(t, ok)
+	spent, _, ok = narrow.DebitN(spent, t0.Add(30*time.Minute), 1)
+	require.True(t, ok)
+	before := narrow.AppendState(nil, spent)
+	s := spent
+	_, ok = wide.DebitIn(&s, UnixNanos(t0.Add(40*time.Minute)), 1)
+	require.False(t, ok)
+	require.Equal(t, spent, s)
+	require.Equal(t, before, narrow.AppendState(nil, s))
+	// The first entry still leaves the old policy's window an hour after it was taken.
+	_, _, ok = narrow.DebitN(s, t0.Add(time.Hour), 1)
+	require.True(t, ok)
+}
