@@ -196,3 +196,26 @@ func TestCostBelowOne(t *testing.T) {
 		}
 	}
 }
+
+// TestAncientInstant checks an instant so early that its Unix seconds wrap around int64 (about
+// 292 billion years BC, as time.Unix(math.MinInt64, 0) less a nanosecond):
+// it is the earliest instant, never the latest. Read as the latest, it refilled an exhausted
+// limiter, admitted more than its policy, and left it Never for every later instant.
+func TestAncientInstant(t *testing.T) {
+	ancient := []time.Time{time.Unix(math.MinInt64, 0).Add(-1), time.Unix(math.MinInt64, 0).Add(-time.Hour)}
+	for _, k := range builtins() {
+		l := k.new()
+		for range 8 {
+			if next, _, ok := l.Debit(t0); ok {
+				l = next
+			}
+		}
+		for _, at := range ancient {
+			_, want, wantOK := l.Debit(t0)
+			_, from, ok := l.Debit(at)
+			require.Equal(t, wantOK, ok, "%s at %v", l, at)
+			require.True(t, from.Equal(want) || ok, "%s at %v: answered %v, at t0 %v", l, at, from, want)
+			require.Equal(t, l.Status(t0).Remaining, l.Status(at).Remaining, "%s at %v", l, at)
+		}
+	}
+}

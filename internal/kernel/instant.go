@@ -4,6 +4,8 @@ import "time"
 
 // FromTime converts t to nanoseconds since the Unix epoch, clamped to the range an int64 can hold
 // (the years 1677 to 2262): an earlier instant counts as MinInstant, a later one as MaxInstant.
+// An instant so early that t.Unix() wraps to a positive number (about 292 billion years BC) is
+// told by t.Before, which does not wrap, and counts as MinInstant too.
 func FromTime(t time.Time) int64 {
 	// MinInstant is -9223372037s + 145224192ns; MaxInstant is 9223372036s + 854775806ns.
 	if ns, ok := Instant(t); ok {
@@ -11,10 +13,10 @@ func FromTime(t time.Time) int64 {
 	}
 	sec, nsec := t.Unix(), int64(t.Nanosecond())
 	switch {
+	case t.Before(time.Unix(0, MinInstant)):
+		return MinInstant
 	case sec > 9223372036 || sec == 9223372036 && nsec > 854775806:
 		return MaxInstant
-	case sec < -9223372037 || sec == -9223372037 && nsec < 145224192:
-		return MinInstant
 	}
 	return sec*1e9 + nsec // wraps on the way, exact at the end: the result fits
 }
