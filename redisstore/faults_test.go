@@ -252,3 +252,76 @@ func TestCorruptEntriesAndRemainders(t *testing.T) {
 		})
 	}
 }
+
+// TestCorruptOnePastTheBounds: states one step past what the script can write — a GCRA
+// remainder of exactly N, a TAT one µs or one 1/N µs past its burst, a token bucket one unit
+// over its capacity, a finite bucket one token over its size, a fixed window with a previous
+// count, a state with a byte too many, a log whose newest entry, or an older one, lies after
+// its latest instant or whose tail lies before its head — fail with ErrCorrupt in a string (the
+// fast path) and in a tree's hash (the general engine), and grant nothing. The finite bucket
+// would otherwise hand out a token more than its size, for good.
+func TestCorruptOnePastTheBounds(t *testing.T) {
+	c, clk := redistest.Start(t).Client(t), newClock(t0)
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	now := float64(t0.UnixMicro())                  // on the grid of 1s windows
+	gcra, lq := "gcra 3/s burst 1", float64(333333) // 3 per 10^6 µs: the TAT runs 333333 + 1/3 µs ahead at most
+	for _, tc := range []struct {
+		name, policy string
+		state        string // the leaf's state, as the script packs it
+	}{
+		{"gcra remainder of exactly N", gcra, packed(now, 3, now)},
+		{"gcra TAT one µs past its burst", gcra, packed(now+lq+1, 0, now)},
+		{"gcra TAT 1/N µs past its burst", gcra, packed(now+lq, 2, now)},
+		{"tokens one unit above capacity", "token 10/s burst 3", packed(3e5+1, now)},
+		{"finite bucket one above its size", "finite 3", packed(4)},
+		{"fixed window with a previous count", "window 3/s", packed(now, 1, 0, now)},
+		{"a byte too many", gcra, packed(now, 0, now) + "x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := tc.policy + " & " + tc.policy
+			enc, err := redisstore.Encoding(typed.MustCompile(tc.policy))
+			require.NoError(t, err)
+			encTree, err := redisstore.Encoding(typed.MustCompile(tree))
+			require.NoError(t, err)
+			requireCorrupt(t, s, limiter(t, s, tc.policy, clk), "plain", func(k string) error {
+				return c.Set(ctx, k, enc+"\x00"+tc.state, 0).Err()
+			})
+			requireCorrupt(t, s, limiter(t, s, tree, clk), "tree", func(k string) error {
+				return c.HSet(ctx, k, "p", encTree, "1", tc.state, "2", tc.state).Err()
+			})
+		})
+	}
+	for _, tc := range []struct {
+		name  string
+		state []string // the hash's fields and values, but p
+	}{
+		{"log's newest entry after its latest instant", []string{"1", packed(0, 1, 0, now, now+1, 1)}},
+		{"log's tail before its head", []string{"1", packed(1, 0, 0, now, now-1e6, 1)}}, // its entries expired: none read
+		{"log entry after the newest", []string{"1", packed(0, 2, 0, now, now, 2), "1.0", packed(now+1, 1)}},
+		{"log entry with a byte too many", []string{"1", packed(0, 2, 0, now, now, 2), "1.0", packed(now, 1) + "x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			enc, err := redisstore.Encoding(typed.MustCompile("sliding 3/s"))
+			require.NoError(t, err)
+			requireCorrupt(t, s, limiter(t, s, "sliding 3/s", clk), "log", func(k string) error {
+				return c.HSet(ctx, k, append([]string{"p", enc}, tc.state...)).Err()
+			})
+		})
+	}
+}
+
+// requireCorrupt damages the key of subject under l and requires an acquire, a Peek and a batch
+// of it to fail with ErrCorrupt, granting nothing.
+func requireCorrupt(t *testing.T, s *redisstore.Store, l keyed.Limiter[string], subject string, damage func(key string) error) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, damage(l.Key(subject)))
+	d, err := l.TryAcquire(ctx, subject, 1)
+	require.ErrorIs(t, err, redisstore.ErrCorrupt)
+	require.Equal(t, keyed.Decision{}, d)
+	_, err = l.Peek(ctx, subject)
+	require.ErrorIs(t, err, redisstore.ErrCorrupt)
+	_, err = s.AcquireBatch(ctx, redisstore.Requests(l, 1, subject))
+	require.ErrorIs(t, err, redisstore.ErrCorrupt)
+}
