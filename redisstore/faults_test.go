@@ -7,6 +7,9 @@ import (
 	"io"
 	"math"
 	"net"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -324,4 +327,42 @@ func requireCorrupt(t *testing.T, s *redisstore.Store, l keyed.Limiter[string], 
 	require.ErrorIs(t, err, redisstore.ErrCorrupt)
 	_, err = s.AcquireBatch(ctx, redisstore.Requests(l, 1, subject))
 	require.ErrorIs(t, err, redisstore.ErrCorrupt)
+}
+
+// TestCorruptPolicyOnePastTheBounds: a key whose stored policy lies one step past what the script
+// accepts — a window's origin at its width, a bucket whose capacity and rate pass 2^53, a counter
+// whose limit·width does, a sub-window that does not divide its window, a tree nested 33 deep or
+// of 1001 children, a token left over — holding states that are valid for it, is corrupt: a check
+// under another policy, which would carry the subject over from it, fails with ErrCorrupt.
+func TestCorruptPolicyOnePastTheBounds(t *testing.T) {
+	c, clk := redistest.Start(t).Client(t), newClock(t0)
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	now := float64(t0.UnixMicro())
+	kids := []string{"& 1001"}
+	for range 1001 {
+		kids = append(kids, "f 3")
+	}
+	for _, tc := range []struct {
+		name, policy string
+		states       []string // the state of each leaf
+	}{
+		{"window origin at its width", "w 10 3 10", []string{packed(0, 0, 0, now)}},
+		{"bucket past 2^53", "g 2 4503599627370496 2", []string{packed(0, 0, now)}},
+		{"counter past 2^53", "c 4 2251799813685249 0", []string{packed(0, 0, 0, now)}},
+		{"sub-window not dividing its window", "b 10 3 3", []string{packed(0, 0, 0, now, 0, 0)}},
+		{"33 levels", strings.Repeat("& 1 ", 33) + "f 3", []string{packed(3)}},
+		{"1001 children", strings.Join(kids, " "), slices.Repeat([]string{packed(3)}, 1001)},
+		{"a token left over", "f 3 3", []string{packed(3)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			requireCorrupt(t, s, limiter(t, s, "finite 5", clk), "s", func(k string) error {
+				fields := []string{"p", tc.policy}
+				for i, st := range tc.states {
+					fields = append(fields, strconv.Itoa(i+1), st)
+				}
+				return c.HSet(ctx, k, fields).Err()
+			})
+		})
+	}
 }
