@@ -119,6 +119,8 @@ func TestTTL(t *testing.T) {
 		{"gcra 10/s", "gcra 10/s burst 5", 2, 200 * time.Millisecond, 200 * time.Millisecond},
 		{"gcra uneven", "gcra 3/s burst 5", 1, 333334 * time.Microsecond, 334 * time.Millisecond},
 		{"sub-millisecond", "gcra 1/300us burst 1", 1, 300 * time.Microsecond, time.Millisecond},
+		{"token sub-millisecond", "token 1/300us burst 1", 1, 300 * time.Microsecond, time.Millisecond},
+		{"window sub-millisecond", "window 1/500us", 1, 500 * time.Microsecond, time.Millisecond},
 		{"just above 100ms", "token 1/100001us burst 1", 1, 100001 * time.Microsecond, 101 * time.Millisecond},
 		{"leaky", "leaky 2/s burst 4", 3, 1500 * time.Millisecond, 1500 * time.Millisecond},
 		{"window", "window 3/s", 1, time.Second, time.Second},
@@ -181,6 +183,9 @@ func TestTTL(t *testing.T) {
 		l := limiter(t, redisstore.New(c, redisstore.WithMinTTL(1500*time.Microsecond)), "gcra 10/s burst 5", clk)
 		_, ttl, _ := acquireTTL(t, l, c, "short", 1)
 		require.Equal(t, 100*time.Millisecond+keep, ttl)
+		l = limiter(t, redisstore.New(c, redisstore.WithMinTTL(2500*time.Microsecond)), "gcra 1/300us burst 1", clk)
+		_, ttl, _ = acquireTTL(t, l, c, "rounded up", 1)
+		require.Equal(t, 3*time.Millisecond, ttl, "2.5ms rounded up, above the 1ms+keep until full")
 		l = limiter(t, redisstore.New(c, redisstore.WithMinTTL(time.Hour)), "gcra 10/s burst 5", clk)
 		_, ttl, _ = acquireTTL(t, l, c, "long", 1)
 		require.Equal(t, time.Hour, ttl)
