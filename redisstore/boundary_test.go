@@ -70,3 +70,13 @@ func TestChangeOfTwoGCRAsToOne(t *testing.T) {
 	next := typed.MustCompile("gcra 10/h burst 9 | token 1/h burst 2")
 	requireLikeMemory(t, s, "kinds", []check{{old, 0, 2}, {next, 0, 0}, {next, 0, 1}})
 }
+
+// TestChangeOfOneGCRAToTwo, the converse: of two changed leaves, one was a GCRA and both now
+// are. The GCRA at its place is not the only changed GCRA of the new tree, so it continues from
+// the most used old leaf too, as in process.
+func TestChangeOfOneGCRAToTwo(t *testing.T) {
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	old := typed.MustCompile("gcra 10/h burst 10 | token 1/h burst 2")
+	next := typed.MustCompile("gcra 10/h burst 9 | gcra 1/h burst 2")
+	requireLikeMemory(t, s, "kinds", []check{{old, 0, 2}, {next, 0, 0}, {next, 0, 1}})
+}
