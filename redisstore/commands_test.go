@@ -178,6 +178,7 @@ func TestValidatedBeforeAnyCall(t *testing.T) {
 		"above capacity": func() error { _, err := s.Acquire(ctx, req(4, time.Time{})); return err },
 		"before 1970":    func() error { _, err := s.Acquire(ctx, req(1, time.Unix(-1, 0))); return err },
 		"after 2112":     func() error { _, err := s.Peek(ctx, req(1, time.Date(2113, 1, 1, 0, 0, 0, 0, time.UTC))); return err },
+		"a µs past 2^52": func() error { _, err := s.Acquire(ctx, req(1, time.UnixMicro(1<<52+1))); return err },
 		// past the year 294,246, µs since the epoch overflow int64 and wrap to 1970 or below
 		"µs that wrap to 1970": func() error { _, err := s.Acquire(ctx, req(1, time.Unix(18446744073709, 551616000+5000))); return err },
 		"µs that wrap below 0": func() error { _, err := s.Acquire(ctx, req(1, time.Unix(9300000000000, 0))); return err },

@@ -56,7 +56,13 @@ var notExact = map[string]typed.Spec{
 	"limit 2^53":           {Algo: typed.AlgoSliding, Count: 1 << 53, Period: time.Second},
 	"log limit 2^50+1":     {Algo: typed.AlgoSliding, Count: 1<<50 + 1, Period: time.Second},
 	"bucketed 2^53-1":      {Algo: typed.AlgoBuckets, Count: 1<<53 - 1, Period: time.Second, In: 10},
-	"in a tree":            {Algo: typed.AlgoOr, Of: []typed.Spec{keyed.PerSecond(1), {Algo: typed.AlgoFinite, Count: 1 << 53}}},
+	// one step past each bound
+	"refill 2^51 µs and a half": {Algo: typed.AlgoGCRA, Count: 2, Period: time.Microsecond, Burst: 1<<52 + 1},
+	"window 2^51+1 µs":          {Algo: typed.AlgoWindow, Count: 1, Period: (1<<51 + 1) * time.Microsecond},
+	"window limit 2^53":         {Algo: typed.AlgoWindow, Count: 1 << 53, Period: time.Second},
+	"limit·window 2^53+1":       {Algo: typed.AlgoCount, Count: (1<<53 + 1) / 3, Period: 3 * time.Microsecond},
+	"1001 children":             children(1001),
+	"in a tree":                 {Algo: typed.AlgoOr, Of: []typed.Spec{keyed.PerSecond(1), {Algo: typed.AlgoFinite, Count: 1 << 53}}},
 }
 
 // TestCheckPolicy: what the script could not keep exact fails with numerus.ErrInvalidArgument, in
@@ -83,9 +89,27 @@ func TestCheckPolicy(t *testing.T) {
 		_, err = s.Peek(ctx, keyed.Request{Key: []byte("k"), Policy: p, Cost: 1})
 		require.ErrorIs(t, err, numerus.ErrInvalidArgument, name)
 	}
-	ok, err := typed.Compile(typed.Spec{Algo: typed.AlgoCount, Count: 104249, Period: 24 * time.Hour})
-	require.NoError(t, err)
-	require.NoError(t, s.CheckPolicy(ok), "104249 · 8.64e10 µs is within 2^53")
+	for name, sp := range map[string]typed.Spec{
+		"104249 · 8.64e10 µs is within 2^53": {Algo: typed.AlgoCount, Count: 104249, Period: 24 * time.Hour},
+		"limit·window 2^53":                  {Algo: typed.AlgoCount, Count: 1 << 52, Period: 2 * time.Microsecond},
+		"refill 2^51 µs":                     {Algo: typed.AlgoGCRA, Count: 2, Period: time.Microsecond, Burst: 1 << 52},
+		"window 2^51 µs":                     {Algo: typed.AlgoWindow, Count: 1, Period: (1 << 51) * time.Microsecond},
+		"window limit 2^53-1":                {Algo: typed.AlgoWindow, Count: 1<<53 - 1, Period: time.Second},
+		"1000 children":                      children(1000),
+	} {
+		ok, err := typed.Compile(sp)
+		require.NoError(t, err, name)
+		require.NoError(t, s.CheckPolicy(ok), name)
+	}
 	names, _ := hook.take()
 	require.Empty(t, names)
+}
+
+// children returns an And of n finite buckets.
+func children(n int) typed.Spec {
+	sp := typed.Spec{Algo: typed.AlgoAnd}
+	for range n {
+		sp.Of = append(sp.Of, typed.Spec{Algo: typed.AlgoFinite, Count: 3})
+	}
+	return sp
 }
