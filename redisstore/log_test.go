@@ -64,3 +64,18 @@ func TestLogDropsExpiredFields(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, fields, 4, "fields %v", fields)
 }
+
+// TestLogRebasesItsRunningCount: a log of the largest limit (2^50) kept full for 40 widths'
+// worth of steps never empties, so its running count would pass 2^53, where odd sums are no
+// longer exact, unless the script rebases it. Each µs takes a quarter of the limit less one
+// token (odd) and peeks; the store must agree with keyed's memory store at every step.
+func TestLogRebasesItsRunningCount(t *testing.T) {
+	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	p := policy("sliding 1125899906842624/4us") // 2^50 in 4µs
+	var checks []check
+	for i := range 160 {
+		at := time.Duration(i) * time.Microsecond
+		checks = append(checks, check{p, at, 1<<48 - 1}, check{p, at, 0})
+	}
+	requireLikeMemory(t, s, t.Name(), checks)
+}
