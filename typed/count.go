@@ -129,11 +129,12 @@ func (c SlidingWindowCount) Debit(at time.Time) (SlidingWindowCount, numerus.Nex
 func (c SlidingWindowCount) DebitN(at time.Time, cost int64) (SlidingWindowCount, numerus.NextDebitable, bool) {
 	if ns, ok := kernel.Instant(at); ok && c.p != nil && !wide(c.p) {
 		if prev, cur := c.narrow(); c.p.CountCase(c.start, cur, c.last, ns, cost) { // inlined: no call
-			if c.p.CountFits(c.start, prev, cur, ns, cost) {
-				return c.admit(ns, cost), numerus.DebitableFrom(at), true
-			}
-			from, full := c.p.FullFrom(c.start, cur, cost) // inlined: the commonest refusal
+			// The commonest refusal first, with no product: a full window refusing one token.
+			from, full := c.p.FullFrom(c.start, cur, cost)
 			if !full {
+				if c.p.CountFits(c.start, prev, cur, ns, cost) {
+					return c.admit(ns, cost), numerus.DebitableFrom(at), true
+				}
 				from = c.p.CountFrom(c.start, prev, cur, ns, cost)
 			}
 			if from == kernel.Never { // past MaxInstant, as debitN answers it

@@ -83,7 +83,9 @@ func (p *WindowPolicy) CountFrom(start, prev, cur, at, cost int64) int64 {
 
 // FullFrom is CountFrom for the commonest refusal, small enough to be inlined: a full window,
 // starting at start, refusing one token, whose wait from its start into the next window the
-// policy keeps. It returns false for every other refusal.
+// policy keeps. It returns false for every other debit. A debit CountCase accepts that it answers
+// is refused whatever CountFits says (the window alone holds the limit), so a caller may ask it
+// first and skip CountFits' products.
 func (p *WindowPolicy) FullFrom(start, cur, cost int64) (int64, bool) {
 	if cur != p.Limit || cost != 1 {
 		return 0, false
