@@ -130,13 +130,13 @@ func (c SlidingWindowCount) DebitN(at time.Time, cost int64) (SlidingWindowCount
 	if ns, ok := kernel.Instant(at); ok && c.p != nil && !wide(c.p) {
 		if prev, cur := c.narrow(); c.p.CountCase(c.start, cur, c.last, ns, cost) { // inlined: no call
 			// The commonest refusal first, with no product: a full window refusing one token.
-			from, full := c.p.FullFrom(c.start, cur, cost)
-			if !full {
-				if c.p.CountFits(c.start, prev, cur, ns, cost) {
-					return c.admit(ns, cost), numerus.DebitableFrom(at), true
-				}
-				from = c.p.CountFrom(c.start, prev, cur, ns, cost)
+			if wait, full := c.p.FullWait(c.start, cur, cost, ns); full {
+				return c, numerus.DebitableAfter(at, time.Duration(wait)), false
 			}
+			if c.p.CountFits(c.start, prev, cur, ns, cost) {
+				return c.admit(ns, cost), numerus.DebitableFrom(at), true
+			}
+			from := c.p.CountFrom(c.start, prev, cur, ns, cost)
 			if from == kernel.Never { // past MaxInstant, as debitN answers it
 				return c, numerus.Never(), false
 			}

@@ -52,8 +52,9 @@ func (c SlidingCounter) Debit(at, cost int64) (SlidingCounter, int64, bool) {
 // CountCase reports whether a debit of cost at at of the sliding counter whose fields are start,
 // cur and last is Debit's common case, which CountFits decides without a division: at lies in the
 // window counted, not before last, that window holds tokens (so that start is the start of a
-// window) and does not start at MinInstant (where it may have been cut short), the cost is within
-// the limit and Limit·Width leaves room for the estimate in int64.
+// window), does not start at MinInstant (where it may have been cut short) and is full again
+// before MaxInstant however full it is, the cost is within the limit and Limit·Width leaves room
+// for the estimate in int64.
 //
 // It is the counter's fast path, as GCRA.FastCase is GCRA's, small enough to be inlined. It takes
 // the fields one by one rather than a SlidingCounter and returns no value: a SlidingCounter is
@@ -61,7 +62,7 @@ func (c SlidingCounter) Debit(at, cost int64) (SlidingCounter, int64, bool) {
 // fast path would cost more than the path saves.
 func (p *WindowPolicy) CountCase(start, cur, last, at, cost int64) bool {
 	e := at - start // the time elapsed in the window, if at lies in it
-	return at >= last && uint64(e) < uint64(p.Width) && start != MinInstant && cur >= 1 &&
+	return at >= last && uint64(e) < uint64(p.Width) && uint64(start)-fastLo < p.cspan && cur >= 1 &&
 		uint64(cost-1) < p.costs
 }
 
@@ -81,16 +82,25 @@ func (p *WindowPolicy) CountFrom(start, prev, cur, at, cost int64) int64 {
 	return p.counterFrom(at, at-start, prev, cur, cost)
 }
 
-// FullFrom is CountFrom for the commonest refusal, small enough to be inlined: a full window,
-// starting at start, refusing one token, whose wait from its start into the next window the
-// policy keeps. It returns false for every other debit. A debit CountCase accepts that it answers
-// is refused whatever CountFits says (the window alone holds the limit), so a caller may ask it
-// first and skip CountFits' products.
+// FullFrom is CountFrom for the commonest refusal: a full window, starting at start, refusing one
+// token, whose wait from its start into the next window the policy keeps. It returns false for
+// every other debit.
 func (p *WindowPolicy) FullFrom(start, cur, cost int64) (int64, bool) {
 	if cur != p.Limit || cost != 1 {
 		return 0, false
 	}
 	return Until(start, p.fullNext), true
+}
+
+// FullWait is FullFrom for a debit CountCase accepts, as the wait from at, small enough to be
+// inlined: such a debit of one token from a full window is refused whatever CountFits says (the
+// window alone holds the limit), so a caller asks it first and skips CountFits' products, and
+// its window is full again before MaxInstant (see cspan), so the answer is never Never.
+func (p *WindowPolicy) FullWait(start, cur, cost, at int64) (int64, bool) {
+	if cur != p.Limit || cost != 1 {
+		return 0, false
+	}
+	return start + p.fullNext - at, true
 }
 
 // CounterOf returns the sliding counter under p with the counts prev and cur, last admitted at

@@ -282,16 +282,26 @@ func counterFast(c SlidingCounter, at, cost int64) (SlidingCounter, int64, Verdi
 func TestSlidingCounterFastPath(t *testing.T) { checkWindowFast(t, counterCase()) }
 
 // TestWindowFastEdge checks the edges of the window kernels' fast paths: windows that start at the
-// last instant the fixed window's refusal can name (Start+Width = MaxInstant) and after it, windows
-// at MinInstant, whole or cut short, and the largest Limit·Width the counter's fast path takes.
-// Both paths must agree on each debit, and the fast path must decide where it claims to.
+// last instant the fixed window's refusal can name (Start+Width = MaxInstant) and after it, the
+// same for the counter's full window (Start+fullNext = MaxInstant), windows at MinInstant, whole
+// or cut short, and the largest Limit·Width the counter's fast path takes. Both paths must agree
+// on each debit, and the fast path must decide where it claims to.
 func TestWindowFastEdge(t *testing.T) {
 	const w = 1000
 	for k := int64(-1); k <= 2; k++ { // windows starting at MaxInstant − w + k
 		p := NewWindow(w, 2, MaxInstant-w+k)
-		fw, fc := windowTimeline(t, p, p.Origin)
-		if want := k <= 0; fw != want || !fc {
+		if fw, fc := windowTimeline(t, p, p.Origin); fw != (k <= 0) || fc {
 			t.Fatalf("window at MaxInstant−w%+d: the fixed window decided fast %v, the counter %v", k, fw, fc)
+		}
+	}
+	next := NewWindow(w, 2, 0).fullNext
+	if next <= w {
+		t.Fatalf("fullNext %d: not past the window's end, so the edges below are the fixed window's", next)
+	}
+	for k := int64(-1); k <= 2; k++ { // windows starting at MaxInstant − fullNext + k
+		p := NewWindow(w, 2, MaxInstant-next+k)
+		if _, fc := windowTimeline(t, p, p.Origin); fc != (k <= 0) {
+			t.Fatalf("window at MaxInstant−fullNext%+d: the counter decided fast %v", k, fc)
 		}
 	}
 	for _, origin := range []int64{MinInstant + 4, MinInstant + w - 1, MinInstant + w} {

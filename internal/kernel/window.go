@@ -14,6 +14,7 @@ type WindowPolicy struct {
 	limW                 int64  // Limit·Width, when costs > 0
 	fullWait             int64  // decayed(Limit, Limit−1): a full window's wait, into the next, for one token
 	fullNext             int64  // Width + fullWait: that wait from the full window's start, when costs > 0
+	cspan                uint64 // the counter's fast path takes windows whose start s has s − (MinInstant+1) < cspan
 }
 
 // fastLo is the least start of a window that can take a fast path, MinInstant+1, unsigned: a window
@@ -31,6 +32,10 @@ func NewWindow(width, limit, origin int64) *WindowPolicy {
 	}
 	p.fullWait = p.decayed(limit, limit-1)
 	p.fullNext = width + p.fullWait // at most 2·Width: it fits when costs > 0, as Limit·Width ≤ MaxInt64/3
+	// A window in the cspan is full again by s+fullNext ≤ MaxInstant: an instant, not Never.
+	if p.costs > 0 {
+		p.cspan = diff(MinInstant, MaxInstant-p.fullNext) // s in (MinInstant, MaxInstant−fullNext]
+	}
 	return p
 }
 
