@@ -202,17 +202,9 @@ func TestCorruptWindowStart(t *testing.T) {
 		{"counter after last", "count 3/s", []float64{now + 1e6, 3, 3, now}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := limiter(t, s, tc.policy, clk)
-			require.NoError(t, c.Set(ctx, l.Key("s"), plain(t, tc.policy, tc.state...), 0).Err())
-			d, err := l.TryAcquire(ctx, "s", 1)
-			require.ErrorIs(t, err, redisstore.ErrCorrupt)
-			require.Equal(t, keyed.Decision{}, d)
-			_, err = l.Peek(ctx, "s")
-			require.ErrorIs(t, err, redisstore.ErrCorrupt)
-			reqs := redisstore.Requests(l, 1, "s")
-			reqs[0].At = clk.now()
-			_, err = s.AcquireBatch(ctx, reqs)
-			require.ErrorIs(t, err, redisstore.ErrCorrupt)
+			requireCorrupt(t, s, limiter(t, s, tc.policy, clk), "s", func(k string) error {
+				return c.Set(ctx, k, plain(t, tc.policy, tc.state...), 0).Err()
+			})
 		})
 	}
 }

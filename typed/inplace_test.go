@@ -190,10 +190,7 @@ func TestForeignLogGainsNothingUnderALargerLimit(t *testing.T) {
 // latest instant.
 func TestLogReadAlikeByTheSamePolicyCompiledTwice(t *testing.T) {
 	p, again := MustCompile("sliding 2/s"), MustCompile("sliding 2/s")
-	s, _, ok := p.DebitN(p.Fresh(), t0, 1)
-	require.True(t, ok)
-	s, _, ok = p.DebitN(s, t0.Add(500*time.Millisecond), 1)
-	require.True(t, ok)
+	s := admitEach(t, p, p.Fresh(), t0, t0.Add(500*time.Millisecond))
 	for _, d := range []time.Duration{500 * time.Millisecond, time.Second, 1500 * time.Millisecond} {
 		at := t0.Add(d)
 		require.Equal(t, p.Status(s, at), again.Status(s, at), "after %v", d)
@@ -208,17 +205,26 @@ func TestLogReadAlikeByTheSamePolicyCompiledTwice(t *testing.T) {
 // fitted copy counts at its latest instant), so the old policy still reads its own entries.
 func TestRefusedForeignDebitInChangesNothing(t *testing.T) {
 	narrow, wide := MustCompile("sliding 2/h"), MustCompile("sliding 3/h")
-	spent, _, ok := narrow.DebitN(narrow.Fresh(), t0, 1)
-	require.True(t, ok)
-	spent, _, ok = narrow.DebitN(spent, t0.Add(30*time.Minute), 1)
-	require.True(t, ok)
+	spent := admitEach(t, narrow, narrow.Fresh(), t0, t0.Add(30*time.Minute))
 	before := narrow.AppendState(nil, spent)
 	s := spent
-	_, ok = wide.DebitIn(&s, UnixNanos(t0.Add(40*time.Minute)), 1)
+	_, ok := wide.DebitIn(&s, UnixNanos(t0.Add(40*time.Minute)), 1)
 	require.False(t, ok)
 	require.Equal(t, spent, s)
 	require.Equal(t, before, narrow.AppendState(nil, s))
 	// The first entry still leaves the old policy's window an hour after it was taken.
 	_, _, ok = narrow.DebitN(s, t0.Add(time.Hour), 1)
 	require.True(t, ok)
+}
+
+// admitEach debits one token from s under p at each instant, requiring each admitted, and returns
+// the state that follows.
+func admitEach(t *testing.T, p Policy, s State, ats ...time.Time) State {
+	t.Helper()
+	for _, at := range ats {
+		next, _, ok := p.DebitN(s, at, 1)
+		require.True(t, ok, "at %v", at)
+		s = next
+	}
+	return s
 }
