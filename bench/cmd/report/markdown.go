@@ -28,6 +28,12 @@ var notes = []string{
 		"testing allocates the goroutines' PBs 32 bytes apart when one processor starts them both, " +
 		"and PB.Next writes to its PB on every iteration: two PBs in one cache line bounced it " +
 		"between the cores on every check, which doubled the time of some runs of the fastest store.",
+	"Floor: the shape of a scenario with no limiter's work (bench/floor_test.go). case=and3 " +
+		"copies a value of typed.And of three GCRAs' size into and out of Debit, as Go does for a " +
+		"value it cannot return in registers, and writes the words an admitted debit changes; " +
+		"case=keyed reads the monotonic clock and writes one word of the subject's own memory, " +
+		"found by index. A target whose bound lies below its floor cannot be met by any " +
+		"implementation of its scenario on the machine measured.",
 	"Keyed, result=deny: the fill takes each subject's one token, so every measured check is " +
 		"refused. numerus's memory store keeps a subject's latest refusal and answers the checks " +
 		"of one token that follow, until its Retry, from it: with no lock and writing nothing " +
@@ -53,16 +59,16 @@ func writeTargets(w io.Writer, s stats) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Verdicts rest on the medians of this run. Time ratios are ours / theirs per check: below 1 is faster.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| issue | target | ours | compared with | ratio | verdict |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| issue | target | ours | compared with | ratio | floor, against the bound | verdict |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, t := range targets() {
 		v, ratio := judge(t, s)
 		base := "—"
 		if t.base != "" {
 			base = cell(s, t.base, t.unit)
 		}
-		fmt.Fprintf(w, "| #%d | %s | %s | %s | %s | **%s** |\n", t.issue, t.want,
-			cell(s, t.ours, t.unit), base, ratioCell(t, ratio, v), v)
+		fmt.Fprintf(w, "| #%d | %s | %s | %s | %s | %s | **%s** |\n", t.issue, t.want,
+			cell(s, t.ours, t.unit), base, ratioCell(t, ratio, v), floorCell(t, s), v)
 	}
 	fmt.Fprintln(w)
 }
@@ -74,6 +80,15 @@ func cell(s stats, name, unit string) string {
 		return "`" + name + "` (not run)"
 	}
 	return "`" + name + "` " + value(st, unit)
+}
+
+// floorCell shows t's floor and the time its bound allows, or "—".
+func floorCell(t target, s stats) string {
+	f, bound, ok := floorOf(t, s)
+	if !ok {
+		return "—"
+	}
+	return fmt.Sprintf("`%s` %s; bound %s", t.floor, value(f, t.unit), duration(bound))
 }
 
 func ratioCell(t target, ratio float64, v verdict) string {

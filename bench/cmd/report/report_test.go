@@ -100,3 +100,25 @@ func TestRunWritesTables(t *testing.T) {
 	assert.Contains(t, md, "(not run)")
 	assert.Contains(t, md, "go.uber.org/ratelimit cannot take part")
 }
+
+func TestJudgeBeyondTheFloor(t *testing.T) {
+	tg := target{ours: "A/lib=numerus", base: "A/lib=peer", unit: perCheckTime, max: 0.5, floor: "Floor/case=a"}
+	s := stats{
+		"A/lib=numerus": {"sec/op": {median: 8}},
+		"A/lib=peer":    {"sec/op": {median: 10}},
+		"Floor/case=a":  {"sec/op": {median: 6}},
+	}
+	v, _ := judge(tg, s)
+	assert.Equal(t, beyond, v, "the bound allows 5, the floor takes 6")
+	assert.Equal(t, "`Floor/case=a` 6 s; bound 5 s", floorCell(tg, s))
+	s["Floor/case=a"] = map[string]stat{"sec/op": {median: 4}}
+	v, _ = judge(tg, s)
+	assert.Equal(t, missed, v, "a floor under the bound leaves the target reachable")
+	delete(s, "Floor/case=a")
+	v, _ = judge(tg, s)
+	assert.Equal(t, missed, v, "no floor run: missed")
+	assert.Equal(t, "—", floorCell(tg, s))
+	s["A/lib=numerus"] = map[string]stat{"sec/op": {median: 4}}
+	v, _ = judge(tg, s)
+	assert.Equal(t, met, v)
+}

@@ -19,6 +19,7 @@ type target struct {
 	unit  string  // perCheckTime or a benchstat unit such as "allocs/op"
 	max   float64 // met when ours/base (or ours alone) is at most max …
 	below bool    // … or strictly below it
+	floor string  // the Floor benchmark of the scenario's shape with no limiter's work, or ""
 }
 
 // A verdict is what a run says of a target.
@@ -28,6 +29,9 @@ const (
 	met     verdict = "met"
 	missed  verdict = "missed"
 	pending verdict = "pending"
+	// beyond is a target missed whose bound lies below its floor: the scenario's shape alone,
+	// with no limiter's work, takes longer than the bound allows on the machine measured.
+	beyond verdict = "missed, bound below the floor"
 )
 
 // targets lists the performance targets of issues 2 (core), 3 (typed), 5 (keyed) and 6 (Redis),
@@ -77,7 +81,8 @@ func debitTargets(r string) []target {
 				ours: debit(d.lib), unit: "allocs/op", max: 0})
 	}
 	return append(ts, target{issue: 3, want: "And of three typed at most 3× one typed",
-		ours: "AllOf3/lib=numerus-typed/result=" + r, base: debit("numerus-typed"), unit: perCheckTime, max: 3})
+		ours: "AllOf3/lib=numerus-typed/result=" + r, base: debit("numerus-typed"), unit: perCheckTime, max: 3,
+		floor: "Floor/case=and3/result=" + r})
 }
 
 func keyedTargets(r string) []target {
@@ -92,7 +97,8 @@ func keyedTargets(r string) []target {
 		for _, peer := range []string{"sethvargo", "throttled"} {
 			ts = append(ts, target{issue: 5,
 				want: fmt.Sprintf("memory store, 10,000 subjects, %s: at least %g× %s's throughput", m.mode, m.times, peer),
-				ours: keyed("numerus"), base: keyed(peer), unit: perCheckTime, max: 1 / m.times})
+				ours: keyed("numerus"), base: keyed(peer), unit: perCheckTime, max: 1 / m.times,
+				floor: "Floor/case=keyed/subjects=10000/mode=" + m.mode + "/result=" + r})
 		}
 		ts = append(ts, target{issue: 5, want: "memory store TryAcquire: 0 allocs/op",
 			ours: keyed("numerus"), unit: "allocs/op", max: 0})
@@ -133,5 +139,19 @@ func judge(t target, s stats) (verdict, float64) {
 	if ratio < t.max || ratio == t.max && !t.below {
 		return met, ratio
 	}
+	if f, bound, ok := floorOf(t, s); ok && f.median > bound {
+		return beyond, ratio
+	}
 	return missed, ratio
+}
+
+// floorOf returns the floor of t measured in s and the time t's bound allows: the base's median
+// times max. It reports false for a target with no floor, no base or no such run.
+func floorOf(t target, s stats) (floor stat, bound float64, ok bool) {
+	if t.floor == "" || t.base == "" {
+		return stat{}, 0, false
+	}
+	f, okf := s.lookup(t.floor, t.unit)
+	base, okb := s.lookup(t.base, t.unit)
+	return f, base.median * t.max, okf && okb
 }
