@@ -17,6 +17,11 @@
 // as much as the fastest debit measured, and the same instants reach every library, so each
 // loop's time is the library's call and the harness's reading of an instant, nothing more.
 //
+// BenchmarkFloor runs the shapes of two scenarios (AllOf3's value copies, Keyed's clock reading
+// and write per subject) with no limiter's work: a floor for every implementation on the machine
+// measured. bench/run's report sets each target beside its floor, and says so when the bound lies
+// below it.
+//
 // This module is separate from the library's so that the peers never become dependencies of
 // numerus itself.
 package bench

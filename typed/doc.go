@@ -160,10 +160,14 @@
 // value that NewAnd makes once; any other tree (an Or, a counter, a log) calls its children
 // through Go's generic dispatch, which copies their values in and out at each level. A planned
 // And of three costs three to five times one limiter (2.8–4.8× in the bench module's full runs,
-// see bench/RESULTS.md): each leaf's fast path does what one limiter's does, but on words in
-// memory rather than in registers, and the composed value, too large for registers, is copied in
-// and out of each call — three copies of 112 bytes for three GCRAs, about half of its time (the
-// same take through a pointer measured 12 ns against 22). Neither way allocates.
+// see bench/RESULTS.md), and the copies are why: an And of three limiters holds at least six
+// words of state, more than Go's amd64 ABI returns in registers beside numerus.NextDebitable and
+// the bool, so `l, _, ok = l.Debit(at)` copies the value into the call, out of it and into l,
+// where one limiter stays in registers. The bench module's BenchmarkFloor/case=and3 does only
+// that, on a value of the same 112 bytes, writing the words an admitted debit changes and
+// computing nothing, and takes as long as the whole debit of three GCRAs (16.7 ns against 16.8
+// on an AMD Turin host, where one GCRA takes 4.09): the leaves' arithmetic hides under the
+// copies. Neither way allocates.
 // [Policy.DebitN] allocates nothing for policies that fit a State's 12 inline words
 // (any three algorithms) and hold no sliding log. Stores call [Policy.DebitIn] instead: it debits
 // a State in place, on instants in nanoseconds, and reports the status with the verdict, in about
