@@ -110,6 +110,7 @@ func floorKeyed(b *testing.B, n int, parallel bool, r result) {
 		allowed.Store(ok)
 	} else {
 		var goroutines atomic.Int64
+		b.ResetTimer() // the cells' allocation is setup, as b.Loop makes it in the serial case
 		b.RunParallel(func(pb *testing.PB) {
 			pb = benchpb.Apart(pb)
 			i, ok := int(goroutines.Add(1)*7919)%n, int64(0) // keyedParallel's starting points
