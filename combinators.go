@@ -74,7 +74,7 @@ func AllOf(ls ...Limiter) Limiter {
 	case 1:
 		return ls[0]
 	}
-	return &allOf{children: append([]Limiter(nil), ls...)}
+	return &allOf{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}
 }
 
 // AnyOf is Or over any number of limiters; it copies ls. AnyOf() is AlwaysDeny and AnyOf(l) is l.
@@ -85,10 +85,25 @@ func AnyOf(ls ...Limiter) Limiter {
 	case 1:
 		return ls[0]
 	}
-	return &anyOf{children: append([]Limiter(nil), ls...)}
+	return &anyOf{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}
 }
 
-type allOf struct{ children []Limiter }
+// allOf and anyOf keep the time rule as a whole: an instant earlier than the latest one the
+// composite admitted at counts as that one for every child, including the children of an Or that
+// took no part in that admission (which would otherwise free capacity early).
+type allOf struct {
+	children []Limiter
+	last     int64 // the kernel instant of the latest admission, or kernel.MinInstant
+}
+
+// effective returns at, or the latest instant admitted at, last, if at is earlier, in at's location.
+func effective(at time.Time, last int64) time.Time {
+	if instant(at) >= last {
+		return at
+	}
+	t, _ := kernel.ToTime(last, at.Location())
+	return t
+}
 
 // checker is implemented by the built-in limiters: it answers like DebitN without building the
 // limiter that follows, so that combinators can ask before they charge.
@@ -108,23 +123,29 @@ func check(l Limiter, at time.Time, cost int64) (NextDebitable, bool) {
 func (l *allOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
 
 func (l *allOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
-	if from, ok := l.check(at, cost); !ok {
+	eff := effective(at, l.last)
+	if from, ok := l.checkAt(eff, cost); !ok {
 		return l, l.search(from, cost), false
 	}
 	next := make([]Limiter, len(l.children))
 	for i, c := range l.children {
-		n, from, ok := c.DebitN(at, cost)
+		n, from, ok := c.DebitN(eff, cost)
 		if !ok { // a child that is not a pure value changed its mind
 			return l, l.search(from, cost), false
 		}
 		next[i] = n
 	}
-	return &allOf{children: next}, DebitableFrom(at), true
+	return &allOf{children: next, last: instant(eff)}, DebitableFrom(at), true
 }
 
-// check asks every child whether it admits the debit, without keeping what they become: the
-// answer is the latest of theirs, Never as soon as one says Never.
+// check answers like DebitN, without building the limiter that follows.
 func (l *allOf) check(at time.Time, cost int64) (NextDebitable, bool) {
+	return l.checkAt(effective(at, l.last), cost)
+}
+
+// checkAt asks every child whether it admits the debit at at, not before l.last, without keeping
+// what they become: the answer is the latest of theirs, Never as soon as one says Never.
+func (l *allOf) checkAt(at time.Time, cost int64) (NextDebitable, bool) {
 	from, all := DebitableFrom(at), true
 	for _, c := range l.children {
 		if f, ok := check(c, at, cost); !ok {
@@ -144,7 +165,7 @@ func (l *allOf) search(from NextDebitable, cost int64) NextDebitable {
 		if !finite {
 			return from
 		}
-		moved, ok := l.check(t, cost)
+		moved, ok := l.checkAt(t, cost)
 		if ok || !moved.After(from) {
 			return from
 		}
@@ -154,6 +175,7 @@ func (l *allOf) search(from NextDebitable, cost int64) NextDebitable {
 }
 
 func (l *allOf) Status(at time.Time) Status {
+	at = effective(at, l.last)
 	s := Status{Limit: kernel.Unlimited, Remaining: kernel.Unlimited, Full: DebitableFrom(at)}
 	for _, c := range l.children {
 		cs := c.Status(at)
@@ -165,15 +187,19 @@ func (l *allOf) Status(at time.Time) Status {
 
 func (l *allOf) String() string { return join(l.children, " & ") }
 
-type anyOf struct{ children []Limiter }
+type anyOf struct {
+	children []Limiter
+	last     int64 // as allOf's
+}
 
 func (l *anyOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
 
 func (l *anyOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	eff := effective(at, l.last)
 	var next []Limiter
 	from := Never()
 	for i, c := range l.children {
-		n, f, ok := c.DebitN(at, cost)
+		n, f, ok := c.DebitN(eff, cost)
 		if ok && next == nil {
 			next = append(make([]Limiter, 0, len(l.children)), l.children[:i]...)
 		}
@@ -185,10 +211,11 @@ func (l *anyOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) 
 	if next == nil {
 		return l, from, false
 	}
-	return &anyOf{children: next}, DebitableFrom(at), true
+	return &anyOf{children: next, last: instant(eff)}, DebitableFrom(at), true
 }
 
 func (l *anyOf) check(at time.Time, cost int64) (NextDebitable, bool) {
+	at = effective(at, l.last)
 	from := Never()
 	for _, c := range l.children {
 		f, ok := check(c, at, cost)
@@ -201,6 +228,7 @@ func (l *anyOf) check(at time.Time, cost int64) (NextDebitable, bool) {
 }
 
 func (l *anyOf) Status(at time.Time) Status {
+	at = effective(at, l.last)
 	s := Status{Full: DebitableFrom(at)}
 	for _, c := range l.children {
 		cs := c.Status(at)

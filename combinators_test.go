@@ -96,36 +96,49 @@ func TestCombinatorLaws(t *testing.T) {
 // TestCombinatorCharges checks And and Or against their children, tracked one by one: And admits
 // when both admit and charges both, and otherwise charges neither and answers the latest of the
 // refusals; Or admits when either admits, charges each that does, and otherwise answers the
-// earliest. Status is the least (And) or most (Or) remaining and limit, and the latest Full.
+// earliest. Status is the least (And) or most (Or) remaining and limit, and the latest Full. The
+// children are asked at the composite's effective instant: an instant earlier than the latest the
+// composite admitted at counts as that one, for every child.
 func TestCombinatorCharges(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, sa := drawLimiter(t, "a")
 		b, sb := drawLimiter(t, "b")
 		and, or := numerus.And(a, b), numerus.Or(a, b)
 		andKids, orKids := [2]numerus.Limiter{a, b}, [2]numerus.Limiter{a, b}
+		var andLast, orLast time.Time // the latest instant each admitted at
 		at := t0
 		for i, e := range drawTimeline(t, max(sa, sb), 5, 40) {
 			at = at.Add(time.Duration(e.step))
 			next, from, ok := and.DebitN(at, e.cost)
-			wantOK, wantFrom := charge(&andKids, at, e.cost, true)
+			eff := raised(at, andLast)
+			wantOK, wantFrom := charge(&andKids, eff, e.cost, true)
 			if ok != wantOK || !ok && !from.Equal(wantFrom) {
 				t.Fatalf("debit %d: %s: %v %v, children say %v %v", i, and, ok, from, wantOK, wantFrom)
 			}
 			if ok {
-				and = next
+				and, andLast = next, eff
 			}
-			checkStatus(t, and.Status(at), andKids, at, true)
+			checkStatus(t, and.Status(at), andKids, raised(at, andLast), true)
 			next, from, ok = or.DebitN(at, e.cost)
-			wantOK, wantFrom = charge(&orKids, at, e.cost, false)
+			eff = raised(at, orLast)
+			wantOK, wantFrom = charge(&orKids, eff, e.cost, false)
 			if ok != wantOK || !ok && !from.Equal(wantFrom) {
 				t.Fatalf("debit %d: %s: %v %v, children say %v %v", i, or, ok, from, wantOK, wantFrom)
 			}
 			if ok {
-				or = next
+				or, orLast = next, eff
 			}
-			checkStatus(t, or.Status(at), orKids, at, false)
+			checkStatus(t, or.Status(at), orKids, raised(at, orLast), false)
 		}
 	})
+}
+
+// raised returns at, or last if at is before it.
+func raised(at, last time.Time) time.Time {
+	if at.Before(last) {
+		return last
+	}
+	return at
 }
 
 // charge debits the children as And (all) or Or (any) would, and returns the expected answer.

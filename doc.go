@@ -106,7 +106,10 @@
 //
 // An instant earlier than the latest one a limiter admitted at is treated as that latest one, so
 // time never runs backwards for a limiter: out-of-order instants, a clock stepped back, or the same
-// instant repeated never credit capacity twice.
+// instant repeated never credit capacity twice. A composite keeps the rule as a whole: an And or
+// an Or counts an instant earlier than the latest it admitted at as that one for every child,
+// also for a child of an Or that took no part in that admission (which would otherwise free its
+// capacity early).
 //
 // Arithmetic is exact. A [Rate] is the fraction n/d, reduced: [PerSecond](3) is three every second
 // for ever, never one every 333,333,333ns. The GCRA keeps its theoretical arrival time as whole

@@ -93,6 +93,7 @@ func ExampleLaws() {
 	// waiting
 	// never
 	// out-of-order
+	// time-rule
 	// growth
 	// cost
 	// split

@@ -42,6 +42,9 @@ func (q quota) window(at time.Time) (time.Time, int64) {
 }
 
 func (q quota) DebitN(at time.Time, cost int64) (numerus.Limiter, numerus.NextDebitable, bool) {
+	if q.flaw == "stale" && at.Before(q.last) { // no better than L, but not L either
+		return q, numerus.DebitableFrom(q.last), false
+	}
 	if q.flaw != "rewinds" && at.Before(q.last) {
 		at = q.last
 	}
@@ -161,6 +164,8 @@ func TestLawsCatchFlaws(t *testing.T) {
 		{Waiting, "hole"},
 		{NeverFinal, "never"},
 		{OutOfOrder, "rewinds"},
+		{TimeRule, "rewinds"},
+		{TimeRule, "stale"},
 		{Growth, "quiet"},
 		{Cost, "mints"},
 		{Split, "split"},
@@ -200,8 +205,8 @@ func check(l Law) func(*rapid.T, env) {
 
 // TestLaws checks the list of laws and that Skip leaves them out.
 func TestLaws(t *testing.T) {
-	if got := len(Laws()); got != 12 {
-		t.Fatalf("Laws() has %d laws, want 12", got)
+	if got := len(Laws()); got != 13 {
+		t.Fatalf("Laws() has %d laws, want 13", got)
 	}
 	Run(t, newQuota("split"), Skip(Split, StatusMatch), WithMaxCost(4))
 }

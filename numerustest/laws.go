@@ -145,6 +145,43 @@ func outOfOrder(t *rapid.T, e env) {
 	}
 }
 
+// timeRule: a timeline decides as the same timeline with each instant raised to L so far.
+func timeRule(t *rapid.T, e env) {
+	jumbled, raised := e.newLimiter(), e.newLimiter()
+	var h timeline // L, as it stands after each debit
+	at := e.start
+	for i, d := range e.debits(t, "timeline", 32) {
+		at = at.Add(d.Step)
+		u := at
+		if h.admitted && u.Before(h.latest) {
+			u = h.latest
+		}
+		if sj, sr := jumbled.Status(at), raised.Status(u); !statusAlike(sj, at, sr, u) {
+			t.Fatalf("%s: debit %d: Status(%v) is %+v, but %+v at L = %v", jumbled, i, at, sj, sr, u)
+		}
+		nj, fj, okj := jumbled.DebitN(at, d.Cost)
+		nr, fr, okr := raised.DebitN(u, d.Cost)
+		if okj != okr || !okj && !fj.Equal(fr) {
+			t.Fatalf("%s: debit %d: DebitN(%v, %d) answers %v %v, but %v %v at L = %v", jumbled, i, at, d.Cost, okj, fj, okr, fr, u)
+		}
+		if okj {
+			jumbled, raised = nj, nr
+			h.latest, h.admitted = u, true
+		}
+	}
+}
+
+// statusAlike reports whether a, asked at at, and b, asked at u, report the same limit, tokens
+// and Full, or both say that they are full at the instant asked (a limiter that keeps no instant,
+// such as a finite bucket, names the instant asked as it is).
+func statusAlike(a numerus.Status, at time.Time, b numerus.Status, u time.Time) bool {
+	if a.Limit != b.Limit || a.Remaining != b.Remaining {
+		return false
+	}
+	fullNow := !a.Full.After(numerus.DebitableFrom(at)) && !b.Full.After(numerus.DebitableFrom(u))
+	return a.Full.Equal(b.Full) || fullNow
+}
+
 // growth: what is admitted at at is admitted later.
 func growth(t *rapid.T, e env) {
 	h := e.history(t)

@@ -43,6 +43,11 @@
 //     it is admitted at L; if it is refused at L, it is refused at t with an answer no earlier than
 //     the answer at L. Each algorithm of package numerus treats t as L and answers exactly as
 //     at L.
+//   - [TimeRule]: a whole timeline that steps back decides, at every debit, as the same timeline
+//     with each instant raised to the latest instant admitted at so far: the same decisions, the
+//     same answers to refusals and the same Status. A composite must keep it as a whole: an Or
+//     that hands an earlier instant to a child that took no part in its latest admission lets
+//     that child free capacity early.
 //   - [Growth]: capacity does not shrink as time passes: a debit admitted at at is admitted at
 //     every later instant (without other debits). And relies on it to find its answer in one
 //     round; a limiter that closes at certain hours breaks it.
@@ -84,6 +89,7 @@ const (
 	Waiting      Law = "waiting"
 	NeverFinal   Law = "never"
 	OutOfOrder   Law = "out-of-order"
+	TimeRule     Law = "time-rule"
 	Growth       Law = "growth"
 	Cost         Law = "cost"
 	Split        Law = "split"
@@ -103,6 +109,7 @@ var laws = []struct {
 	{Waiting, waiting},
 	{NeverFinal, neverFinal},
 	{OutOfOrder, outOfOrder},
+	{TimeRule, timeRule},
 	{Growth, growth},
 	{Cost, cost},
 	{Split, split},

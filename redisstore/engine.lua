@@ -251,6 +251,37 @@ local function engine()
     return true, at, n
   end
 
+  -- advance brings a leaf's state to at without debiting it, as the kernel's Advance does: the
+  -- state it returns decides alike at at and later, and counts an earlier instant as at. An Or
+  -- that admits brings the leaves of its other children to its instant, so that every leaf of a
+  -- tree counts the tree's latest instant as its own.
+  local function advance(l, st, at)
+    local k = l.k
+    if k == 'f' or at <= st.last then return st end
+    if k == 'g' then return { q = st.q, r = st.r, last = at } end
+    local el = at - st.last
+    if k == 't' then
+      local have = l.full
+      if el < cdiv(l.full - st.a, l.N) then have = st.a + el * l.N end
+      return { a = have, last = at }
+    elseif k == 'l' then
+      local lvl = 0
+      if el < cdiv(st.a, l.N) then lvl = st.a - el * l.N end
+      return { a = lvl, last = at }
+    elseif k == 'w' or k == 'c' then
+      local s = at - offset(at, l.O, l.W)
+      local prev, cur = 0, 0
+      if s == st.s then
+        prev, cur = st.p, st.c
+      elseif k == 'c' and st.s < s and s - st.s == l.W then
+        prev = st.c
+      end
+      return { s = s, p = prev, c = cur, last = at }
+    end
+    -- a log: its entries are instants, and only last moves
+    return { h = st.h, t = st.t, base = st.base, last = at, nat = st.nat, ncum = st.ncum, mem = st.mem }
+  end
+
   -- status returns a leaf's limit, its whole tokens left and the instant it is full again.
   local function status(l, st, at)
     local k = l.k
@@ -395,6 +426,15 @@ local function engine()
       return NEVER
     end
 
+    -- advanceAll adds to changes every leaf below nd that is not there, brought to at.
+    local function advanceAll(nd, S, at, changes)
+      if nd.i then
+        if not changes[nd.i] and nd.k ~= 'f' then changes[nd.i] = advance(nd, S[nd.i], at) end
+        return
+      end
+      for _, c in ipairs(nd.c) do advanceAll(c, S, at, changes) end
+    end
+
     tdebit = function(nd, S, at, cost)
       if nd.i then
         local ok, from, st = debit(nd, S[nd.i], at, cost)
@@ -424,7 +464,10 @@ local function engine()
         end
         from = min(from, f)
       end
-      if changes then return true, at, changes end
+      if changes then
+        advanceAll(nd, S, at, changes)
+        return true, at, changes
+      end
       return false, from
     end
 
@@ -571,19 +614,22 @@ local function engine()
 
     local S0, ok, from, changes = S, nil, nil, nil
     if op == 'p' then cost = 1 end
+    local at = now -- a tree decides at the latest instant any leaf holds, if now is earlier
     if root.i then
       local st
       ok, from, st = debit(root, S[1], now, cost)
       if ok then from, changes = now, { st } end
     else
-      ok, from, changes = tdebit(root, S, now, cost)
+      for i = 1, #leaves do at = max(at, S[i].last) end
+      ok, from, changes = tdebit(root, S, at, cost)
+      if ok then from = now end
     end
     if ok and op == 'a' then
       S = {}
       for i = 1, #leaves do S[i] = changes[i] or S0[i] end
     end
     local lim, rem, full
-    if root.i then lim, rem, full = status(root, S[1], now) else lim, rem, full = tstatus(root, S, now) end
+    if root.i then lim, rem, full = status(root, S[1], now) else lim, rem, full = tstatus(root, S, at) end
 
     -- An admission is written, and so is a conversion to a new policy, refused or by a Peek too:
     -- the old policy must not go on refilling a subject seen under the new one. Unless the carried

@@ -51,6 +51,10 @@ func (b TokenBucket) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
 
 func (b TokenBucket) status(at int64) kernel.Status { return b.k.Status(at) }
 
+func (b TokenBucket) latest() int64 { return lastOf(b.k.P != nil, b.k.Last) }
+
+func (b TokenBucket) advance(at int64) TokenBucket { return TokenBucket{b.k.Advance(at)} }
+
 func (b TokenBucket) spec() Spec {
 	if b.k.P == nil {
 		return Spec{Algo: AlgoToken}
@@ -110,6 +114,10 @@ func (b LeakyBucket) debit(at, cost int64) (LeakyBucket, int64, bool) {
 
 func (b LeakyBucket) status(at int64) kernel.Status { return b.k.Status(at) }
 
+func (b LeakyBucket) latest() int64 { return lastOf(b.k.P != nil, b.k.Last) }
+
+func (b LeakyBucket) advance(at int64) LeakyBucket { return LeakyBucket{b.k.Advance(at)} }
+
 func (b LeakyBucket) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
 	return leafAt(dst, off, kindLeaky, b.k.P != nil)
 }
@@ -160,6 +168,10 @@ func (f FiniteBucket) debit(at, cost int64) (FiniteBucket, int64, bool) {
 }
 
 func (f FiniteBucket) status(at int64) kernel.Status { return f.k.Status(at) }
+
+func (FiniteBucket) latest() int64 { return kernel.MinInstant } // it keeps no instant
+
+func (f FiniteBucket) advance(int64) FiniteBucket { return f }
 
 func (FiniteBucket) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
 

@@ -64,7 +64,7 @@ func (l *And[A, B]) take(at time.Time, cost int64) (numerus.NextDebitable, bool)
 		}
 	}
 	ns := kernel.FromTime(at)
-	next, from, ok := l.debit(ns, cost)
+	next, from, ok := l.debit(max(ns, l.latest()), cost) // the time rule, for the tree as a whole
 	if ok {
 		*l = next
 		return numerus.DebitableFrom(at), true
@@ -92,13 +92,19 @@ func (l And[A, B]) debit(at, cost int64) (And[A, B], int64, bool) {
 // Status reports the least limit and remaining of the children and the latest instant at which
 // both are full. It is pure.
 func (l And[A, B]) Status(at time.Time) numerus.Status {
-	return toStatus(l.status(kernel.FromTime(at)), at)
+	return toStatus(l.status(max(kernel.FromTime(at), l.latest())), at)
 }
 
 func (l And[A, B]) status(at int64) kernel.Status {
 	sa, sb := l.a.status(at), l.b.status(at)
 	return kernel.Status{Limit: min(sa.Limit, sb.Limit), Remaining: min(sa.Remaining, sb.Remaining),
 		Full: max(at, sa.Full, sb.Full)}
+}
+
+func (l And[A, B]) latest() int64 { return max(l.a.latest(), l.b.latest()) }
+
+func (l And[A, B]) advance(at int64) And[A, B] {
+	return And[A, B]{l.a.advance(at), l.b.advance(at), l.p}
 }
 
 // String names the policy in the notation, as in "gcra 10/s burst 5 & window 1000/h".
@@ -176,31 +182,33 @@ func (l Or[A, B]) Debit(at time.Time) (Or[A, B], numerus.NextDebitable, bool) {
 // DebitN takes cost tokens from every child that admits them at at. A cost below 1 panics.
 func (l Or[A, B]) DebitN(at time.Time, cost int64) (Or[A, B], numerus.NextDebitable, bool) {
 	ns := kernel.FromTime(at)
-	next, from, ok := l.debit(ns, cost)
+	next, from, ok := l.debit(max(ns, l.latest()), cost) // the time rule, for the tree as a whole
 	if ok {
 		return next, numerus.DebitableFrom(at), true
 	}
 	return l, refusal(from, ns, at), false
 }
 
-// debit charges each child that admits and keeps the others as they were.
+// debit charges each child that admits and, when one does, brings the other to at, so that it
+// counts every earlier instant as at too.
 func (l Or[A, B]) debit(at, cost int64) (Or[A, B], int64, bool) {
-	next := l
 	na, fa, oka := l.a.debit(at, cost)
-	if oka {
-		next.a = na
-	}
 	nb, fb, okb := l.b.debit(at, cost)
-	if okb {
-		next.b = nb
+	switch {
+	case oka && okb:
+		return Or[A, B]{na, nb}, at, true
+	case oka:
+		return Or[A, B]{na, l.b.advance(at)}, at, true
+	case okb:
+		return Or[A, B]{l.a.advance(at), nb}, at, true
 	}
-	return next, min(fa, fb), oka || okb
+	return l, min(fa, fb), false
 }
 
 // Status reports the most limit and remaining of the children and the latest instant at which
 // both are full. It is pure.
 func (l Or[A, B]) Status(at time.Time) numerus.Status {
-	return toStatus(l.status(kernel.FromTime(at)), at)
+	return toStatus(l.status(max(kernel.FromTime(at), l.latest())), at)
 }
 
 func (l Or[A, B]) status(at int64) kernel.Status {
@@ -208,6 +216,10 @@ func (l Or[A, B]) status(at int64) kernel.Status {
 	return kernel.Status{Limit: max(sa.Limit, sb.Limit), Remaining: max(sa.Remaining, sb.Remaining),
 		Full: max(at, sa.Full, sb.Full)}
 }
+
+func (l Or[A, B]) latest() int64 { return max(l.a.latest(), l.b.latest()) }
+
+func (l Or[A, B]) advance(at int64) Or[A, B] { return Or[A, B]{l.a.advance(at), l.b.advance(at)} }
 
 // String names the policy in the notation, as in "gcra 5/s burst 5 | gcra 100/m burst 100".
 func (l Or[A, B]) String() string {

@@ -90,6 +90,15 @@ func (c SlidingWindowCount) debit(at, cost int64) (SlidingWindowCount, int64, bo
 
 func (c SlidingWindowCount) status(at int64) kernel.Status { return c.kern().Status(at) }
 
+func (c SlidingWindowCount) latest() int64 { return lastOf(c.p != nil, c.last) }
+
+func (c SlidingWindowCount) advance(at int64) SlidingWindowCount {
+	if c.p == nil || at <= c.last {
+		return c
+	}
+	return countOf(c.kern().Advance(at))
+}
+
 func (SlidingWindowCount) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
 
 func (c SlidingWindowCount) spec() Spec {

@@ -37,6 +37,11 @@
 // at every later one), so And and a Policy return the latest answer directly: the same answer,
 // without the search. A property test checks them against numerus.And and numerus.Or.
 //
+// A composition keeps the time rule as a whole, as numerus.And and numerus.Or do: an instant
+// earlier than the latest any leaf holds counts as that one for every leaf, and an Or that admits
+// brings the leaves of its other children to its instant (their capacity is what it was; only
+// their clock moves), so no leaf of a tree is ever debited before the tree's latest admission.
+//
 // # Notation
 //
 // [Parse] reads a policy written as text, and [Spec.String] writes one; Parse(s.String()) equals

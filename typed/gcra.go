@@ -48,6 +48,10 @@ func (g GCRA) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
 
 func (g GCRA) status(at int64) kernel.Status { return g.k.Status(at) }
 
+func (g GCRA) latest() int64 { return lastOf(g.k.P != nil, g.k.Last) }
+
+func (g GCRA) advance(at int64) GCRA { return GCRA{g.k.Advance(at)} }
+
 func (g GCRA) spec() Spec {
 	if g.k.P == nil {
 		return Spec{Algo: AlgoGCRA}

@@ -99,7 +99,7 @@ func (p Policy) PeekIn(s *State, at int64) (Outcome, bool) {
 		c.fit(&fitted)
 		return p.PeekIn(&fitted, at)
 	}
-	from, ok := c.debit(0, s, nil, at, 1)
+	from, ok := c.debit(0, s, nil, c.effective(s, at), 1)
 	return c.outcome(s, at, from, ok), ok
 }
 
@@ -110,6 +110,7 @@ func (c *compiled) debitIn(s *State, at, cost int64) (int64, bool) {
 	if lf := c.single; lf != nil { // the common case, without the tree's dispatch
 		return lf.debit(s, s, at, cost)
 	}
+	at = c.effective(s, at)
 	if c.ext {
 		dst := *s
 		dst.own(c)
@@ -132,7 +133,7 @@ func (c *compiled) outcome(s *State, at, from int64, ok bool) Outcome {
 	if lf := c.single; lf != nil {
 		st = lf.status(s, at)
 	} else {
-		st = c.status(0, s, at)
+		st = c.status(0, s, c.effective(s, at))
 	}
 	return outcomeOf(st, at, from, ok)
 }

@@ -89,6 +89,25 @@ func (lf *leaf) last(s *State) int64 {
 	return s.ext.logs[lf.off].Last
 }
 
+// advance brings the leaf's kernel in s to at (see kernel's Advance), in place.
+func (lf *leaf) advance(s *State, at int64) {
+	switch lf.k {
+	case kindGCRA:
+		putGCRA(s.words(lf.off, 3), loadGCRA(lf.gcra, s.words(lf.off, 3)).Advance(at))
+	case kindToken:
+		putTokens(s.words(lf.off, 2), loadTokens(lf.bucket, s.words(lf.off, 2)).Advance(at))
+	case kindLeaky:
+		putLeaky(s.words(lf.off, 2), loadLeaky(lf.bucket, s.words(lf.off, 2)).Advance(at))
+	case kindFinite: // it keeps no instant
+	case kindWindow:
+		putWindow(s.words(lf.off, 3), loadWindow(lf.window, s.words(lf.off, 3)).Advance(at))
+	case kindCount:
+		putCounter(s.words(lf.off, 4), loadCounter(lf.window, s.words(lf.off, 4)).Advance(at))
+	default:
+		s.ext.logs[lf.off] = s.ext.logs[lf.off].Advance(at)
+	}
+}
+
 // hold stores into s the leaf's state that holds exactly r tokens at at, all use counted at at.
 func (lf *leaf) hold(s *State, at, r int64) {
 	var k kernels

@@ -25,6 +25,11 @@ type Limiter[L any] interface {
 	debit(at, cost int64) (L, int64, bool)
 	// status is Status on kernel instants.
 	status(at int64) kernel.Status
+	// latest is the latest instant any leaf of the tree holds (kernel.MinInstant if none): the
+	// instant the tree last admitted at, since an admission brings every leaf to it.
+	latest() int64
+	// advance brings every leaf of the tree to at (see kernel's Advance).
+	advance(at int64) L
 	spec() Spec
 	state(dst [][]int64) [][]int64
 	restore(sp Spec, st *states) (L, error)
@@ -50,6 +55,14 @@ func (s *states) next(n int) ([]int64, error) {
 		return nil, corruptf("state of leaf %d holds %d words", s.i-1, len(w))
 	}
 	return w, nil
+}
+
+// lastOf is a leaf's latest instant: last, or kernel.MinInstant for a leaf with no policy.
+func lastOf(policy bool, last int64) int64 {
+	if !policy {
+		return kernel.MinInstant
+	}
+	return last
 }
 
 // refusal converts a kernel's answer from, for a refused debit at ns = kernel.FromTime(at).

@@ -167,6 +167,9 @@ func (c *compiled) debit(i int, src, dst *State, at, cost int64) (int64, bool) {
 			ok = ok || admitted
 			from = min(from, f)
 		}
+		if ok {
+			c.advance(n, dst, at)
+		}
 		return from, ok
 	}
 	return c.leaves[n.leaf].debit(src, dst, at, cost)
@@ -193,6 +196,27 @@ func (c *compiled) debitAnd(n *node, src, dst *State, at, cost int64) (int64, bo
 	return from, false
 }
 
+// advance brings every leaf below n in dst to at, those of the children of an Or that refused
+// the debit it admitted among them (the others are there already): each then counts an earlier
+// instant as at, as the tree does.
+func (c *compiled) advance(n *node, dst *State, at int64) {
+	if dst == nil {
+		return
+	}
+	for i := n.lo; i < n.hi; i++ {
+		c.leaves[i].advance(dst, at)
+	}
+}
+
+// effective returns at, or the latest instant a leaf of the tree in s holds if at is earlier:
+// the time rule for the tree as a whole, since an admission brings every leaf to its instant.
+func (c *compiled) effective(s *State, at int64) int64 {
+	for i := range c.leaves {
+		at = max(at, c.leaves[i].last(s))
+	}
+	return at
+}
+
 // rollback restores in dst the leaves below n to what they are in src.
 func (c *compiled) rollback(n *node, src, dst *State) {
 	if dst == nil {
@@ -216,7 +240,7 @@ func (p Policy) Status(s State, at time.Time) numerus.Status {
 		return numerus.Status{Full: numerus.Never()}
 	}
 	c.fit(&s)
-	return toStatus(c.status(0, &s, kernel.FromTime(at)), at)
+	return toStatus(c.status(0, &s, c.effective(&s, kernel.FromTime(at))), at)
 }
 
 func (c *compiled) status(i int, s *State, at int64) kernel.Status {

@@ -45,6 +45,10 @@ func (l SlidingWindow) debit(at, cost int64) (SlidingWindow, int64, bool) {
 
 func (l SlidingWindow) status(at int64) kernel.Status { return l.k.Status(at) }
 
+func (l SlidingWindow) latest() int64 { return lastOf(l.k.P != nil, l.k.Last) }
+
+func (l SlidingWindow) advance(at int64) SlidingWindow { return SlidingWindow{l.k.Advance(at)} }
+
 func (SlidingWindow) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
 
 func (l SlidingWindow) spec() Spec {

@@ -39,6 +39,10 @@ func (w FixedWindow) debit(at, cost int64) (FixedWindow, int64, bool) {
 
 func (w FixedWindow) status(at int64) kernel.Status { return w.k.Status(at) }
 
+func (w FixedWindow) latest() int64 { return lastOf(w.k.P != nil, w.k.Last) }
+
+func (w FixedWindow) advance(at int64) FixedWindow { return FixedWindow{w.k.Advance(at)} }
+
 func (w FixedWindow) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
 	return leafAt(dst, off, kindWindow, w.k.P != nil)
 }

@@ -42,14 +42,21 @@ func genSpec(t *rapid.T, depth int) typed.Spec {
 	return sp
 }
 
-// steps are the clock's moves in the model test: none (the same instant again), and from a
-// microsecond to a minute.
+// steps are the clock's moves in the model test: none (the same instant again), from a
+// microsecond to a minute, and back by a millisecond to half a second, where a tree must count
+// the instant as the latest it admitted at, even for a child of an Or that took no part in it.
 var steps = []time.Duration{0, 0, time.Microsecond, time.Millisecond, 7 * time.Millisecond,
-	100 * time.Millisecond, time.Second, 10 * time.Second, time.Minute}
+	100 * time.Millisecond, time.Second, 10 * time.Second, time.Minute,
+	-time.Millisecond, -7 * time.Millisecond, -100 * time.Millisecond, -maxBack}
+
+// maxBack is the furthest the model test's clock goes back behind the latest instant it gave: a
+// store may forget a subject that has been full for a while (the memory store's grace, a second
+// by default), and an instant further back would find it fresh.
+const maxBack = 500 * time.Millisecond
 
 // testModel is a state machine: on a random policy, random checks of a few subjects (TryAcquire
 // of random costs up to the capacity, Peek, Reset) at a clock that moves forward by random steps
-// or stays; every answer must be the reference's. The reference is a map of numerus limiters,
+// or stays or steps back; every answer must be the reference's. The reference is a map of numerus limiters,
 // one per subject, built with the root package's constructors.
 func testModel(h *harness) {
 	rapid.Check(h.t, func(rt *rapid.T) {
@@ -59,8 +66,18 @@ func testModel(h *harness) {
 		limit := p.ref.Peek("", h.now()).Limit
 		subject := rapid.SampledFrom([]string{"a", "b", "c"})
 		on := func(t *rapid.T) pair { q := p; q.t = t; return q }
+		latest := h.now()
 		rt.Repeat(map[string]func(*rapid.T){
-			"advance": func(t *rapid.T) { h.advance(rapid.SampledFrom(steps).Draw(t, "step")) },
+			"advance": func(t *rapid.T) {
+				at := h.now().Add(rapid.SampledFrom(steps).Draw(t, "step"))
+				if floor := latest.Add(-maxBack); at.Before(floor) {
+					at = floor
+				}
+				if at.After(latest) {
+					latest = at
+				}
+				h.set(at)
+			},
 			"acquire": func(t *rapid.T) {
 				on(t).acquire(subject.Draw(t, "subject"), rapid.Int64Range(1, min(limit, 10)).Draw(t, "cost"))
 			},

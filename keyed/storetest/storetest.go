@@ -19,7 +19,7 @@
 //   - Policies: every algorithm drained at its first instant, refilled, then full again.
 //   - Model: random policies and timelines (a rapid state machine) against the reference.
 //   - DenialConsumesNothing, RetryAfterTight, Never, Peek, Reset, Subjects, Namespaces,
-//     BackwardTime, SameInstant, PolicyChange: one semantic each, named after it.
+//     BackwardTime, TreeTimeRule, SameInstant, PolicyChange: one semantic each, named after it.
 //   - HotSubject: many goroutines on one subject; no error, and exactly the policy's bound.
 //   - InvalidBeforeStore: invalid policies and costs fail before any store call.
 package storetest
@@ -83,6 +83,7 @@ func Run(t *testing.T, newStore func(t *testing.T) keyed.Store, opts ...Option) 
 	run("Subjects", testSubjects)
 	run("Namespaces", testNamespaces)
 	run("BackwardTime", testBackward)
+	run("TreeTimeRule", testTreeTimeRule)
 	run("SameInstant", testSameInstant)
 	run("PolicyChange", testPolicyChange)
 	run("HotSubject", testHotSubject)
