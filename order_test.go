@@ -2,6 +2,7 @@ package numerus_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -301,6 +302,49 @@ func TestOrKeepsTheTimeRule(t *testing.T) {
 			_, from, ok := or.DebitN(t0.Add(113500*time.Millisecond), 2)
 			require.False(t, ok)
 			require.True(t, from.Equal(numerus.DebitableFrom(t0.Add(115*time.Second))), "from %v", from)
+		})
+	}
+}
+
+// TestCompositeOutOfOrderLong replays the independent differential run that found the Or's
+// breach of the time rule: 10^6 debits about a millisecond apart, each instant jittered by up to
+// 5ms either way, through Or, AnyOf and an And of an Or. Decided as given and decided with each
+// instant raised to the latest admitted one, they agree at every debit. (10^5 under -race or
+// -short.)
+func TestCompositeOutOfOrderLong(t *testing.T) {
+	events := 1_000_000
+	if testing.Short() || race {
+		events = 100_000
+	}
+	gcra := numerus.Must(numerus.GCRA(numerus.PerSecond(300), 5))
+	sliding := numerus.Must(numerus.SlidingWindow(time.Second, 400))
+	window := numerus.Must(numerus.FixedWindow(100*time.Millisecond, 60, t0))
+	count := numerus.Must(numerus.SlidingWindowCount(time.Second, 500, t0))
+	for name, l := range map[string]numerus.Limiter{
+		"or":        numerus.Or(gcra, sliding),
+		"anyof":     numerus.AnyOf(window, sliding, numerus.Must(numerus.FiniteBucket(1000))),
+		"and-of-or": numerus.And(numerus.Or(gcra, window), count),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(1, 2))
+			jumbled, raised, latest := l, l, t0
+			for i := range events {
+				at := t0.Add(time.Duration(i)*time.Millisecond + time.Duration(rng.Int64N(10_000_001)-5_000_000))
+				cost := 1 + rng.Int64N(3)
+				u := at
+				if u.Before(latest) {
+					u = latest
+				}
+				n1, f1, ok1 := jumbled.DebitN(at, cost)
+				n2, f2, ok2 := raised.DebitN(u, cost)
+				if ok1 != ok2 || !ok1 && !f1.Equal(f2) {
+					t.Fatalf("debit %d at %v cost %d: %v %v; raised to %v: %v %v", i, at, cost, ok1, f1, u, ok2, f2)
+				}
+				if ok1 {
+					jumbled, raised, latest = n1, n2, u
+				}
+			}
 		})
 	}
 }

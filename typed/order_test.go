@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -93,4 +94,30 @@ func TestCompositeOutOfOrder(t *testing.T) {
 		require.NoError(t, err)
 		raisedAlike(t, p.Limiter(p.Fresh()), p.Limiter(p.Fresh()), t0, genJumbled(t))
 	}))
+}
+
+// TestPolicyOutOfOrderLong: 2·10^5 debits about a millisecond apart, jittered by up to 5ms either
+// way, through compiled Or and And-of-Or policies, decided as given and with each instant raised to
+// the latest admitted one: the same answers at every debit.
+func TestPolicyOutOfOrderLong(t *testing.T) {
+	for _, text := range []string{"gcra 300/s burst 5 | sliding 400/s", "(gcra 300/s burst 5 | window 60/100ms) & count 500/s"} {
+		t.Run(text, func(t *testing.T) {
+			p := MustCompile(text)
+			rng := rand.New(rand.NewPCG(1, 2))
+			jumbled, raised, latest := p.Fresh(), p.Fresh(), t0
+			for i := range 200_000 {
+				at := t0.Add(time.Duration(i)*time.Millisecond + time.Duration(rng.Int64N(10_000_001)-5_000_000))
+				cost := 1 + rng.Int64N(3)
+				u := latestOf(at, latest)
+				n1, f1, ok1 := p.DebitN(jumbled, at, cost)
+				n2, f2, ok2 := p.DebitN(raised, u, cost)
+				if ok1 != ok2 || !ok1 && !f1.Equal(f2) {
+					t.Fatalf("debit %d at %v cost %d: %v %v; raised to %v: %v %v", i, at, cost, ok1, f1, u, ok2, f2)
+				}
+				if ok1 {
+					jumbled, raised, latest = n1, n2, u
+				}
+			}
+		})
+	}
 }
