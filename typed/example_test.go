@@ -138,3 +138,15 @@ func ExamplePolicy_AppendSnapshot() {
 	// 59 bytes <nil>
 	// gcra 10/s burst 5 & window 1000/h 1
 }
+
+func ExampleSpec_WithMargin() {
+	// An SMTP relay allows 5 a second, one at a time, and 100 a minute; connections take 20–70ms
+	// to reach it, so the delays of two messages differ by up to 50ms.
+	sp, _ := typed.Parse("gcra 5/s burst 1 & sliding 100/m")
+	safe, err := sp.WithMargin(50 * time.Millisecond)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(safe)
+	// Output: gcra 5/1250ms burst 1 & sliding 100/60050ms
+}
