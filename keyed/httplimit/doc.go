@@ -20,9 +20,11 @@
 // # Middleware
 //
 // [New] wraps a keyed.Limiter[string]: each request takes cost(r) tokens (one by default) for
-// key(r) (the client's IP address by default, or its IPv6 network with [WithIPv6Prefix]: a
-// host given a /64 can send each request from a fresh address of it). X-Forwarded-For is never trusted unless the
-// caller names the proxies to trust ([WithTrustedProxies]); then the client is the rightmost
-// address that is not a trusted proxy ([ClientIP]). The caller must choose what a failure of the
-// store means: [FailOpen] serves the request, [FailClosed] answers 503.
+// key(r): by default the client's IPv4 address, or the /64 of its IPv6 address, since a host
+// handed a /64 can send each request from a fresh address of it ([WithIPv6Prefix] sets another
+// length). X-Forwarded-For is never trusted unless the caller names the proxies to trust
+// ([WithTrustedProxies]); then the client is the rightmost address that is not a trusted proxy
+// ([ClientIP]). No request is free unless [WithFreeRequests] says so: a cost of 0 is charged
+// as 1, and a negative (unknown) cost is answered 400. The caller must choose what a failure of
+// the store means: [FailOpen] serves the request, [FailClosed] answers 503.
 package httplimit

@@ -22,13 +22,6 @@ func TestQuotaOfAtTheEdge(t *testing.T) {
 	})
 }
 
-// TestIPv6Prefix127: WithIPv6Prefix(127) keys two addresses of one /127 as one client.
-func TestIPv6Prefix127(t *testing.T) {
-	f := newFixture(t, memory.New(), "finite 1", httplimit.FailClosed, httplimit.WithIPv6Prefix(127))
-	assert.Equal(t, http.StatusOK, f.do("[2001:db8::2]:1").Code)
-	assert.Equal(t, http.StatusTooManyRequests, f.do("[2001:db8::3]:1").Code, "one /127")
-}
-
 // TestCostAboveCapacity: a request costing more than the capacity is refused for good: the body
 // says retrying will not succeed, with no Retry-After and no t, and the body is not sniffed.
 func TestCostAboveCapacity(t *testing.T) {

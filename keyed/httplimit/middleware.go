@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/numerus-closus/numerus"
@@ -38,10 +39,14 @@ const (
 //   - store failure: as the OnError given to New says, after reporting the error to the function
 //     of WithErrorLog.
 //
-// A cost of 0 serves the request unchecked, with no fields: a request the caller declares free (a
-// health check, say). A negative cost is a bug of the cost function, not a way to lift the limit:
-// it is reported to the function of WithErrorLog as an error matching numerus.ErrInvalidArgument,
-// and the request is handled as a store failure is, by the OnError given to New.
+// No request is free by default. A cost of 0 (a size that rounds down to nothing, as
+// (r.ContentLength+1023)/1024 does for a short body) is charged as 1; [WithFreeRequests] makes 0
+// serve the request unchecked, with no fields. A negative cost means the cost is unknown (a
+// chunked upload's ContentLength is −1): the middleware answers 400 Bad Request itself, and
+// reports an error matching numerus.ErrInvalidArgument to the function of WithErrorLog. Neither
+// OnError applies: an unknown cost is no failure of the store, and serving it would lift the
+// limit. A cost function that must admit uploads of unknown length should charge them what
+// they may take (the most the handler accepts).
 //
 // The zero Middleware is not usable; a Middleware is a value, safe for concurrent use.
 type Middleware struct {
@@ -53,7 +58,9 @@ type Middleware struct {
 	limit   int64 // the policy's capacity: a cost above it can never be taken
 	log     func(*http.Request, error)
 	trusted []netip.Prefix
-	v6bits  int // the length of an IPv6 client's network that the default key names; 128 the address
+	v6bits  int  // the length of an IPv6 client's network that the default key names; 128 the address
+	free    bool // whether a cost of 0 serves a request unchecked
+	err     error
 }
 
 // Option configures a [Middleware].
@@ -72,23 +79,32 @@ func WithKey(key func(*http.Request) string) Option {
 	return optionFunc(func(m *Middleware) { m.key = key })
 }
 
-// WithCost sets the function that says how many tokens a request takes (by default one; 0 for a
-// free request, see [Middleware]). Nil restores the default.
+// WithCost sets the function that says how many tokens a request takes (by default one; 0 is
+// charged as 1 and a negative cost is answered 400, see [Middleware]). Nil restores the default.
 func WithCost(cost func(*http.Request) int64) Option {
 	return optionFunc(func(m *Middleware) { m.cost = cost })
 }
 
-// WithIPv6Prefix makes the default key of an IPv6 client its network of the given length rather
-// than its whole address: WithIPv6Prefix(64) limits a /64 as one client. A host is commonly given
-// a whole /64, and can take a fresh address of it for every request: keyed by address, it would
-// never meet its limit. By default (and for bits below 1 or above 127) the key is the whole
-// address, which keeps apart the hosts of a network that shares one /64. IPv4 clients are keyed
-// by their address either way.
+// WithFreeRequests makes a cost of 0 serve the request unchecked, with no fields: for requests
+// the cost function declares free on purpose (a health check, say). Without it, 0 costs 1.
+func WithFreeRequests() Option { return optionFunc(func(m *Middleware) { m.free = true }) }
+
+// WithIPv6Prefix sets the length of the network that names an IPv6 client in the default key:
+// 64 by default, so that every address of a /64, which one subscriber or one host is handed
+// whole and can draw a fresh address from for every request, is one client. Choose 56 or 48
+// where providers hand a subscriber a /56 or a /48 (each holds 256 or 65,536 /64s), at the price
+// of limiting together the subscribers of a network that shares one; choose 128 only when the
+// hosts of one /64 are distinct clients you trust not to change address (a data centre's LAN).
+// IPv4 clients are keyed by their address either way. bits must lie in [1, 128]: New returns an
+// error matching numerus.ErrInvalidArgument otherwise.
 func WithIPv6Prefix(bits int) Option {
-	if bits < 1 || bits > 128 {
-		bits = 128
-	}
-	return optionFunc(func(m *Middleware) { m.v6bits = bits })
+	return optionFunc(func(m *Middleware) {
+		if bits < 1 || bits > 128 {
+			m.err = &numerus.ParamError{Param: "WithIPv6Prefix", Problem: "must lie in [1, 128], got " + strconv.Itoa(bits)}
+			return
+		}
+		m.v6bits = bits
+	})
 }
 
 // WithTrustedProxies lets the default key read X-Forwarded-For when the peer lies in one of
@@ -116,12 +132,14 @@ func New(l keyed.Limiter[string], onError OnError, opts ...Option) (Middleware, 
 	}
 	p := l.Policy()
 	m := Middleware{l: l, onError: onError, quota: QuotaOf("default", p.Spec()),
-		limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, v6bits: 128}
+		limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, v6bits: 64}
 	for _, o := range opts {
 		if o == nil {
 			return Middleware{}, &numerus.ParamError{Param: "option", Problem: "must not be nil"}
 		}
-		o.apply(&m)
+		if o.apply(&m); m.err != nil {
+			return Middleware{}, m.err
+		}
 	}
 	if m.cost == nil {
 		m.cost = func(*http.Request) int64 { return 1 }
@@ -152,11 +170,16 @@ func (m Middleware) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cost := m.cost(r)
 		switch {
-		case cost == 0:
+		case cost == 0 && m.free:
 			next.ServeHTTP(w, r)
 			return
+		case cost == 0:
+			cost = 1
 		case cost < 0:
-			m.failed(w, r, next, errNegativeCost)
+			if m.log != nil {
+				m.log(r, errNegativeCost)
+			}
+			http.Error(w, "400 bad request: the cost of this request is unknown", http.StatusBadRequest)
 			return
 		}
 		d, err := m.decide(r.Context(), m.key(r), cost)
@@ -173,7 +196,7 @@ func (m Middleware) Handler(next http.Handler) http.Handler {
 	})
 }
 
-var errNegativeCost = &numerus.ParamError{Param: "cost", Problem: "is negative: the cost function of WithCost returned it"}
+var errNegativeCost = &numerus.ParamError{Param: "cost", Problem: "is negative (unknown): the cost function of WithCost returned it, and the request was answered 400"}
 
 // decide takes cost for key; a cost above the capacity is a refusal that never succeeds, with
 // the balance a Peek reports. Every error of the limiter's, even one a store reports as an
