@@ -48,7 +48,7 @@ func runSteps(t *testing.T, c redis.UniversalClient, steps []step) string {
 		require.Equal(t, st.wantAllowed, d.Allowed, "step %d: %s at +%v cost %d", i, st.policy, st.at, st.cost)
 		require.Equal(t, st.wantRemaining, d.Remaining, "step %d: %s at +%v cost %d", i, st.policy, st.at, st.cost)
 	}
-	return l.Key("s")
+	return redisstore.RedisKey(l.Key("s"))
 }
 
 // TestPolicyChange walks through the carry-over rules of typed.Policy.Continue (which the
@@ -125,7 +125,7 @@ func TestPolicyChange(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, d.Allowed, "step %d", i)
 			require.Equal(t, step.remaining, d.Remaining, "step %d", i)
-			require.Equal(t, step.layout, c.Type(ctx, plainL.Key("s")).Val(), "step %d", i)
+			require.Equal(t, step.layout, c.Type(ctx, redisstore.RedisKey(plainL.Key("s"))).Val(), "step %d", i)
 		}
 	})
 

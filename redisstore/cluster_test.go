@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -25,6 +26,7 @@ func TestCluster(t *testing.T) {
 	t.Run("batch", func(t *testing.T) { batch(t, redisstore.New(c), t.Name()) })
 	t.Run("batch one by one", func(t *testing.T) { batchOneByOne(t, c) })
 	t.Run("coalesced across the slots", func(t *testing.T) { coalescedAcross(t, c) })
+	t.Run("tagged subjects spread", func(t *testing.T) { taggedSpread(t, c) })
 	t.Run("every kind across the slots", func(t *testing.T) {
 		s := redisstore.New(c)
 		ctx := context.Background()
@@ -72,4 +74,33 @@ func coalescedAcross(t *testing.T, c redis.UniversalClient) {
 	require.Zero(t, failed.Load())
 	require.Equal(t, int64(20), hot.Load())
 	require.Equal(t, int64(32*2), cold.Load())
+}
+
+// taggedSpread checks 1,000 subjects {x}0 … {x}999, whose own hash tag would put them all in one
+// slot: the store's tag spreads them over the cluster, each master holding a share near a third,
+// and each subject is still one key.
+func taggedSpread(t *testing.T, c *redis.ClusterClient) {
+	ctx := context.Background()
+	l := limiter(t, redisstore.New(c, redisstore.WithMinTTL(time.Hour)), "gcra 1/h burst 5", newClock(t0))
+	for i := range 1000 {
+		d, err := l.TryAcquire(ctx, fmt.Sprint("{x}", i), 1)
+		require.NoError(t, err)
+		require.True(t, d.Allowed)
+	}
+	var mu sync.Mutex
+	var sizes []int64
+	require.NoError(t, c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		keys, err := m.Keys(ctx, "*:"+t.Name()+":*").Result()
+		mu.Lock()
+		sizes = append(sizes, int64(len(keys)))
+		mu.Unlock()
+		return err
+	}))
+	require.Len(t, sizes, 3)
+	var total int64
+	for _, n := range sizes {
+		require.Greater(t, n, int64(250), "a master holds %d of the 1,000 keys: %v", n, sizes)
+		total += n
+	}
+	require.Equal(t, int64(1000), total, "one key a subject")
 }

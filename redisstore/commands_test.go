@@ -201,3 +201,31 @@ func TestValidatedBeforeAnyCall(t *testing.T) {
 	names, _ := hook.take()
 	require.Empty(t, names)
 }
+
+// TestBatchReadsEachKeyOnce: a batch of 100 checks of a plain policy on a single server, 98 of
+// them on keys that do not exist, reads every key once, with the batch's MGET: no GET follows for
+// a key MGET found absent (it took one each), and each new key is written with SET NX, which a
+// key of another type refuses.
+func TestBatchReadsEachKeyOnce(t *testing.T) {
+	c := redistest.Start(t).Client(t)
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	l := limiter(t, s, "gcra 10/s burst 3", newClock(t0))
+	subjects := make([]string, 100)
+	for i := range subjects {
+		subjects[i] = "s" + strconv.Itoa(i)
+	}
+	_, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, subjects[:2]...)) // two keys exist
+	require.NoError(t, err)
+	require.NoError(t, c.ConfigResetStat(ctx).Err())
+	ds, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, subjects...))
+	require.NoError(t, err)
+	for i, d := range ds {
+		require.True(t, d.Allowed, "subject %d", i)
+	}
+	calls := serverCalls(t, c)
+	require.Equal(t, 1, calls["mget"])
+	require.Zero(t, calls["get"], "a key MGET found absent is not read again")
+	require.Equal(t, 98, calls["set"])
+	require.Equal(t, 2, calls["psetex"])
+}

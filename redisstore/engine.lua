@@ -608,6 +608,7 @@ local function engine()
       for i = 2, #leaves + 1 do
         if vals[i] then corrupt('no policy field') end
       end
+      if rcall('EXISTS', key) == 1 then corrupt('a hash the store did not write') end
       S, all = {}, true
       for i, l in ipairs(leaves) do S[i] = fresh(l) end
     end

@@ -11,6 +11,9 @@ func Encoding(p typed.Policy) (string, error) {
 	return pr.text.(string), nil
 }
 
+// RedisKey returns the Redis key of a keyed Limiter's key, for tests.
+func RedisKey(framed string) string { return redisKey([]byte(framed)) }
+
 // Queued returns how many acquires wait for a round trip of s, for tests.
 func Queued(s *Store) int {
 	s.co.mu.Lock()

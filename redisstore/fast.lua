@@ -125,12 +125,12 @@ while k ~= '-' and K[i] do
       now = server
     end
   end
-  local s = nil
+  local s, nx = nil, false -- nx: MGET found no string, so the write must find no key either
   if got then
-    if not seen[key] then s = got[i] or nil end -- a key checked before is read again
+    if not seen[key] then s, nx = got[i] or nil, not got[i] end -- a key checked before is read again
     seen[key] = true
   end
-  if s == nil then s = redis.pcall('GET', key) end -- a table if not a string: its length is 0
+  if s == nil and not nx then s = redis.pcall('GET', key) end -- a table if not a string: its length is 0
   local fresh, n = not s, #pol
   local reply, werr -- the decision, or the error of the write
   if k == 'g' then
@@ -190,9 +190,15 @@ while k ~= '-' and K[i] do
         if m < 0 then m = m + 1000 end
         ms = (ms - m) / 1000 + 1
         if m > 0 then ms = ms + 1 end
-        werr = redis.pcall('PSETEX', key, ms, out).err
       else -- the least TTL, as the caller wrote it: no number to format
-        werr = redis.pcall('PSETEX', key, ttls, out).err
+        ms = ttls
+      end
+      if not nx then
+        werr = redis.pcall('PSETEX', key, ms, out).err
+      else
+        local set = redis.pcall('SET', key, out, 'PX', ms, 'NX')
+        if not set then break end -- a key of another type: the engine decides it
+        werr = set.err
       end
     end
     reply = struct.pack('<dddddd', ok and 1 or 0, rem, size, from, full, now)
@@ -330,10 +336,13 @@ while k ~= '-' and K[i] do
         local u = full
         if full == NEVER then u = MAXI - 1 end -- a spent finite bucket: kept until 2255
         local ms = cdiv(max(0, u - now), 1000) + 1 -- below 2^53: sent exactly (+1: SLACK)
-        if ms > ttl then
+        if ms <= ttl then ms = ttls end
+        if not nx then
           werr = redis.pcall('PSETEX', key, ms, out).err
         else
-          werr = redis.pcall('PSETEX', key, ttls, out).err
+          local set = redis.pcall('SET', key, out, 'PX', ms, 'NX')
+          if not set then break end -- a key of another type: the engine decides it
+          werr = set.err
         end
       end
     end

@@ -164,7 +164,7 @@ func TestCorruptState(t *testing.T) {
 				require.NoError(t, err)
 			}
 			clk.set(t0.Add(3 * time.Microsecond))
-			require.NoError(t, tc.damage(l.Key(tc.name)))
+			require.NoError(t, tc.damage(redisstore.RedisKey(l.Key(tc.name))))
 			d, err := l.TryAcquire(ctx, tc.name, 1)
 			require.ErrorIs(t, err, redisstore.ErrCorrupt)
 			require.Equal(t, keyed.Decision{}, d)
@@ -240,7 +240,7 @@ func TestCorruptEntriesAndRemainders(t *testing.T) {
 				require.NoError(t, err)
 			}
 			clk.set(t0.Add(time.Hour)) // the log's oldest entry has just expired
-			require.NoError(t, tc.damage(l.Key(tc.name)))
+			require.NoError(t, tc.damage(redisstore.RedisKey(l.Key(tc.name))))
 			d, err := l.TryAcquire(ctx, tc.name, 1)
 			require.ErrorIs(t, err, redisstore.ErrCorrupt)
 			require.Equal(t, keyed.Decision{}, d)
@@ -311,7 +311,7 @@ func TestCorruptOnePastTheBounds(t *testing.T) {
 func requireCorrupt(t *testing.T, s *redisstore.Store, l keyed.Limiter[string], subject string, damage func(key string) error) {
 	t.Helper()
 	ctx := context.Background()
-	require.NoError(t, damage(l.Key(subject)))
+	require.NoError(t, damage(redisstore.RedisKey(l.Key(subject))))
 	d, err := l.TryAcquire(ctx, subject, 1)
 	require.ErrorIs(t, err, redisstore.ErrCorrupt)
 	require.Equal(t, keyed.Decision{}, d)
@@ -355,6 +355,36 @@ func TestCorruptPolicyOnePastTheBounds(t *testing.T) {
 				}
 				return c.HSet(ctx, k, fields).Err()
 			})
+		})
+	}
+}
+
+// TestForeignKeyIsCorrupt: a hash at a subject's key that the store did not write (HSET key
+// owner x balance 42) is corrupt under every policy, in single checks, peeks and batches: the
+// check fails with ErrCorrupt, and the hash is left as it was, with no field of the store's mixed
+// in and no TTL set. (It was taken for a fresh subject: admitted, and overwritten or mixed into.)
+// In a batch the other subjects are decided as ever.
+func TestForeignKeyIsCorrupt(t *testing.T) {
+	c, clk := redistest.Start(t).Client(t), newClock(t0)
+	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	ctx := context.Background()
+	foreign := map[string]string{"owner": "x", "balance": "42"}
+	for _, text := range append(slices.Clone(eachKind), eachKind[0]+" & "+eachKind[6], eachKind[4]+" | "+eachKind[3]) {
+		t.Run(text, func(t *testing.T) {
+			l := limiter(t, s, text, clk)
+			key := redisstore.RedisKey(l.Key("theirs"))
+			requireCorrupt(t, s, l, "theirs", func(k string) error { return c.HSet(ctx, k, foreign).Err() })
+			got, err := c.HGetAll(ctx, key).Result()
+			require.NoError(t, err)
+			require.Equal(t, foreign, got, "the hash is as its owner wrote it")
+			require.Equal(t, time.Duration(-1), c.TTL(ctx, key).Val(), "and has no TTL")
+
+			reqs := redisstore.Requests(l, 1, "a", "theirs", "b")
+			ds, err := s.AcquireBatch(ctx, reqs)
+			require.ErrorIs(t, err, redisstore.ErrCorrupt)
+			require.True(t, ds[0].Allowed)
+			require.Equal(t, keyed.Decision{}, ds[1])
+			require.True(t, ds[2].Allowed)
 		})
 	}
 }

@@ -60,7 +60,7 @@ func TestLogDropsExpiredFields(t *testing.T) {
 		require.Equal(t, int64(100-min(i+1, 3)), d.Remaining)
 	}
 	// live at +49µs: the entries at 47, 48 and 49; fields p, 1, and the entries at 47 and 48.
-	fields, err := c.HKeys(ctx, l.Key("s")).Result()
+	fields, err := c.HKeys(ctx, redisstore.RedisKey(l.Key("s"))).Result()
 	require.NoError(t, err)
 	require.Len(t, fields, 4, "fields %v", fields)
 }

@@ -137,7 +137,7 @@ func TestBatchCorrupt(t *testing.T) {
 	s := redisstore.New(c)
 	for _, text := range []string{"gcra 1/h burst 3", "sliding 3/h"} { // the fast path, the general engine
 		l := limiter(t, s, text, nil)
-		require.NoError(t, c.Set(context.Background(), l.Key("bad"), "x", 0).Err())
+		require.NoError(t, c.Set(context.Background(), redisstore.RedisKey(l.Key("bad")), "x", 0).Err())
 		ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, "a", "bad", "b"))
 		require.ErrorIs(t, err, redisstore.ErrCorrupt, text)
 		require.ErrorContains(t, err, "1 of 3 checks failed, first check 1")

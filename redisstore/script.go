@@ -96,7 +96,7 @@ func (c call) command(ctx context.Context, verb string, script, minTTL any) *red
 }
 
 func reset(r keyed.Request) call {
-	return call{op: opReset, key: string(r.Key)}
+	return call{op: opReset, key: redisKey(r.Key)}
 }
 
 // costs holds the numbers of checks of small costs at the server's time, packed and boxed once;
@@ -132,7 +132,7 @@ func (s *Store) call(op string, r keyed.Request) (call, error) {
 		return call{}, &numerus.ParamError{Param: "cost", Problem: "must be from 1 to the capacity " +
 			strconv.FormatInt(pr.limit, 10) + " of " + r.Policy.String() + ", got " + strconv.FormatInt(cost, 10)}
 	}
-	c := call{op: op, key: string(r.Key), pr: pr}
+	c := call{op: op, key: redisKey(r.Key), pr: pr}
 	if !r.At.IsZero() {
 		if r.At.Before(time.Unix(0, 0)) || !r.At.Before(time.UnixMicro(maxInstant+1)) {
 			return call{}, &numerus.ParamError{Param: "time", Problem: "must lie between 1970 and 2112 for the Redis store, got " + r.At.String()}

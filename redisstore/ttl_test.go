@@ -87,10 +87,10 @@ func acquireTTL(t *testing.T, l keyed.Limiter[string], c *redis.Client, subject 
 	d, err := l.TryAcquire(ctx, subject, cost)
 	require.NoError(t, err)
 	key, arg := m.ttl(t)
-	require.Equal(t, l.Key(subject), key)
+	require.Equal(t, redisstore.RedisKey(l.Key(subject)), key)
 	ms, err := strconv.ParseInt(arg, 10, 64)
 	require.NoError(t, err)
-	return d, time.Duration(ms) * time.Millisecond, c.PTTL(ctx, l.Key(subject)).Val()
+	return d, time.Duration(ms) * time.Millisecond, c.PTTL(ctx, redisstore.RedisKey(l.Key(subject))).Val()
 }
 
 // keep is how long the script keeps a key past the instant its subject is full again.
@@ -149,12 +149,12 @@ func TestTTL(t *testing.T) {
 		d, err := l.TryAcquire(ctx, "kept", 1)
 		require.NoError(t, err)
 		require.False(t, d.Allowed)
-		pttl := c.PTTL(ctx, l.Key("kept")).Val()
+		pttl := c.PTTL(ctx, redisstore.RedisKey(l.Key("kept"))).Val()
 		require.Greater(t, pttl, 59*time.Minute)
 		require.LessOrEqual(t, pttl, time.Hour+keep)
 		_, err = l.Peek(ctx, "kept")
 		require.NoError(t, err)
-		require.Positive(t, c.PTTL(ctx, l.Key("kept")).Val())
+		require.Positive(t, c.PTTL(ctx, redisstore.RedisKey(l.Key("kept"))).Val())
 	})
 
 	t.Run("an expired key is fresh", func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestTTL(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, d.Allowed)
 		}
-		require.NoError(t, c.PExpireAt(ctx, l.Key("expired"), time.Unix(1, 0)).Err())
+		require.NoError(t, c.PExpireAt(ctx, redisstore.RedisKey(l.Key("expired")), time.Unix(1, 0)).Err())
 		d, err := l.TryAcquire(ctx, "expired", 1)
 		require.NoError(t, err)
 		require.Equal(t, int64(1), d.Remaining)
@@ -213,7 +213,7 @@ func TestServerTime(t *testing.T) {
 	reset, _ := d.ResetAfter.Duration()
 	require.InDelta(t, float64(2*time.Hour), float64(reset), float64(slack))
 	require.Zero(t, retry%time.Microsecond, "the script counts microseconds")
-	ttl := c.PTTL(ctx, l.Key("alice")).Val()
+	ttl := c.PTTL(ctx, redisstore.RedisKey(l.Key("alice"))).Val()
 	require.InDelta(t, float64(2*time.Hour), float64(ttl), float64(slack))
 }
 

@@ -77,7 +77,7 @@ func TestMinTTLForever(t *testing.T) {
 	d, err := l.TryAcquire(ctx, "a", 1)
 	require.NoError(t, err)
 	require.True(t, d.Allowed)
-	ms, err := c.Do(ctx, "PTTL", l.Key("a")).Int64() // c.PTTL's Duration overflows here
+	ms, err := c.Do(ctx, "PTTL", redisstore.RedisKey(l.Key("a"))).Int64() // c.PTTL's Duration overflows here
 	require.NoError(t, err)
 	require.Greater(t, ms, int64(292*365*24*time.Hour/time.Millisecond))
 }
