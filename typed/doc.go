@@ -95,6 +95,10 @@
 //	sliding  last, then (instant, tokens) for each live entry; buckets the same over sub-windows
 //
 // The JSON form is {"version":1,"policy":<Spec>,"state":[[words of leaf 0],[words of leaf 1],...]}.
+// Both forms write the burst a gcra, token or leaky leaf decides by, the default included. Earlier
+// writers wrote a burst left to its default, which was then the count, as 0 (and the JSON form
+// left it out): a snapshot read with a burst of 0, or none, has the count for its burst, and so
+// decides as it did when it was written.
 // A [Policy] writes such a snapshot of one of its States ([Policy.AppendSnapshot],
 // [Policy.SnapshotJSON]), which [ReadSnapshot] and [ReadSnapshotJSON] read back as a Policy and a
 // State, whatever wrote them; the limiters of [Policy.Limiter] and [Dynamic] marshal themselves

@@ -153,6 +153,44 @@ func (sp Spec) burst() int64 {
 	return sp.Burst
 }
 
+// explicit returns sp with the burst of every gcra, token and leaky leaf written out, as
+// snapshots write it.
+func (sp Spec) explicit() Spec {
+	return sp.withBursts(func(l Spec) int64 { return l.burst() })
+}
+
+// legacy returns sp as a snapshot holds it: with [legacyBurst] applied to every gcra, token and
+// leaky leaf.
+func (sp Spec) legacy() Spec {
+	return sp.withBursts(func(l Spec) int64 { return legacyBurst(l.Count, l.Burst) })
+}
+
+// legacyBurst is the burst of a gcra, token or leaky leaf whose snapshot holds burst. Snapshots
+// write the burst a leaf decides by, never 0, but earlier writers wrote 0 for a burst left to its
+// default, which was then the count: so a 0 read from a snapshot is the count, and a snapshot
+// once written goes on deciding as it did.
+func legacyBurst(count, burst int64) int64 {
+	if burst == 0 {
+		return count
+	}
+	return burst
+}
+
+// withBursts returns a copy of sp whose gcra, token and leaky leaves have the burst f gives them.
+func (sp Spec) withBursts(f func(Spec) int64) Spec {
+	switch k := sp.Algo.kind(); {
+	case k.inner():
+		of := make([]Spec, len(sp.Of))
+		for i, c := range sp.Of {
+			of[i] = c.withBursts(f)
+		}
+		sp.Of = of
+	case k == kindGCRA || k == kindToken || k == kindLeaky:
+		sp.Burst = f(sp)
+	}
+	return sp
+}
+
 // leaves calls f on each leaf of sp in pre-order.
 func (sp Spec) leaves(f func(Spec)) {
 	if !sp.Algo.kind().inner() {
