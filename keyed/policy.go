@@ -28,8 +28,9 @@ func perPeriod(n int64, period time.Duration) typed.Spec {
 // once: a GCRA ("gcra 100/s burst 200"), which decides exactly as a token bucket of the same rate
 // and capacity and keeps a smaller state. It admits burst tokens at once and up to
 // burst + permits - 1 in a span of period: Rate(100, time.Second, 200) admits 200 after a quiet
-// spell and up to 299 in a second, and 100 a second when busy; a burst of 0 means permits. For at
-// most n in any span with all n available at once, use PerSecond, PerMinute or PerHour.
+// spell and up to 299 in a second, and 100 a second when busy. A burst of 0 is typed.Spec's
+// default, 1: one token every period/permits, never more than permits in a span of period. For
+// at most n in any span with all n available at once, use PerSecond, PerMinute or PerHour.
 func Rate(permits int64, period time.Duration, burst int64) typed.Spec {
 	return typed.Spec{Algo: typed.AlgoGCRA, Count: permits, Period: period, Burst: burst}
 }

@@ -121,3 +121,38 @@ func TestLegacyBursts(t *testing.T) {
 	sameAnswers(t, Dynamic(typedBin), was.Limiter(s), at, future)
 	sameAnswers(t, Dynamic(typedJSON), was.Limiter(s), at, future)
 }
+
+// TestLegacyBurstsCarriedOver: read under the same notation now, where each burst left to its
+// default is 1, the State of testdata/legacy is one the policy could never reach (its GCRA is
+// 400ms ahead, where a burst of 1 allows 100ms). DecodeState, whose encoding names the policy by
+// its notation alone, reads it under the policy it was written under and carries it over: the
+// GCRA holds 1 token, not its 6, and no leaf admits more than its new burst. A snapshot, which
+// names its bursts, reads back as written, and a store's Continue to the new policy carries it
+// over alike.
+func TestLegacyBurstsCarriedOver(t *testing.T) {
+	was := MustCompile("gcra 10/s burst 10 & (token 3/s burst 3 | leaky 2/s burst 2)")
+	now := MustCompile("gcra 10/s & (token 3/s | leaky 2/s)")
+	at := time.Unix(0, legacyWords[0][2])
+	_, err := now.StateOf(legacyWords)
+	require.ErrorIs(t, err, ErrCorrupt, "the words are beyond the new bursts")
+
+	enc, err := os.ReadFile(filepath.Join("testdata", "legacy", "burst0-state.bin"))
+	require.NoError(t, err)
+	got, err := now.DecodeState(enc)
+	require.NoError(t, err)
+	held, err := was.StateOf(legacyWords)
+	require.NoError(t, err)
+	require.Equal(t, now.Words(now.Continue(was, held, at)), now.Words(got))
+	_, err = now.DecodeState(now.AppendState(nil, got))
+	require.NoError(t, err, "carried over, it encodes as a state of the new policy")
+
+	bin, err := os.ReadFile(filepath.Join("testdata", "legacy", "burst0.bin"))
+	require.NoError(t, err)
+	sp, snapped, err := ReadSnapshot(bin)
+	require.NoError(t, err)
+	require.True(t, sp.DecidesLike(was))
+	for name, s := range map[string]State{"DecodeState": got, "Continue": now.Continue(sp, snapped, at)} {
+		require.Equal(t, int64(1), now.c.leaves[0].status(&s, UnixNanos(at)).Remaining, "%s: the GCRA's tokens", name)
+		boundedLeaves(t, now, s) // each leaf admits at most its new burst
+	}
+}
