@@ -66,6 +66,10 @@ func FuzzDecodeState(f *testing.F) {
 		s, _ := trace(p, []byte{0, 0, 1, 0, 10, 2, 0, 0, 7})
 		f.Add(uint8(i), p.AppendState(nil, s))
 		f.Add(uint8(i), p.AppendState(nil, p.Fresh()))
+		if was, ok := p.legacy(); ok { // a state encoded when the default burst was the count
+			s, _ := trace(was, []byte{0, 0, 1, 0, 0, 1, 0, 1, 1})
+			f.Add(uint8(i), p.AppendState(nil, s))
+		}
 		f.Add(uint8(i), []byte{0, 1, 0, 0, 0x80, 3, 1, 0x10, 0, 5, 0x88, 0, 1, 0xff, 0xff, 3})
 	}
 	policies := make([]Policy, len(fuzzPolicies))
