@@ -53,11 +53,13 @@
 // "&" binds tighter than "|". ";" is a synonym of "&", as Python's limits writes
 // "10/second;100/minute".
 //
-// A bare rate, a count and a period with no algorithm and no burst ("100/min", "100/minute",
-// "100/1m", "100/60s"), is the exact sliding log "sliding 100/m": at most 100 in any minute,
-// all 100 available at once, which is what a reader takes "100 a minute" to mean and what
-// Python's limits means by it; "10/second;100/minute" admits at most 10 in any second and 100 in
-// any minute. A rate with a burst and no algorithm is a GCRA. The burst of gcra, token and leaky
+// A bare rate, a count and a period with neither an algorithm nor a burst ("100/min",
+// "100/minute", "100/1m", "100/60s"), is the exact sliding log "sliding 100/m": at most 100 in
+// any minute, all 100 available at once, which is what a reader takes "100 a minute" to mean;
+// "10/second;100/minute" admits at most 10 in any second and 100 in any minute. (The log keeps an
+// entry per instant it admitted at within the period, up to the count: for a large count whose
+// memory matters, "gcra 100000/h" keeps three words and admits at most as many, one every 36ms.)
+// A rate with a burst and no algorithm is a GCRA. The burst of gcra, token and leaky
 // (at least 1) defaults to 1, so that "gcra 100/min" too admits at most 100 in any minute, one
 // every 600ms. A burst b above 1 admits b at once and up to b + N - 1 in a span of the period, for
 // a rate of N per period: "10/s burst 20" admits 29 in some second. (A span of a period is
