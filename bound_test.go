@@ -106,3 +106,52 @@ func windowBound(t *rapid.T, m *windowModel, adm []entry) {
 		}
 	}
 }
+
+// TestBurstPlusCountLessOne: the figure the doc comments of GCRA, TokenBucket and LeakyBucket
+// give, exactly. A rate of N per period with a burst b admits at most b+N-1 in any half-open span
+// of the period, and a caller who debits whenever it is told it may gets that many in the first:
+// b at once, then one every period/N. GCRA(PerSecond(5), 5), read as "5 a second", admits 9 from
+// its first instant to 0.8s later.
+func TestBurstPlusCountLessOne(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		rate  numerus.Rate
+		burst int64
+	}{{numerus.PerSecond(5), 5}, {numerus.PerSecond(10), 1}, {numerus.PerMinute(100), 100},
+		{numerus.Per(4, 10*time.Millisecond), 3}, {numerus.Every(time.Hour), 2}} {
+		n, period := c.rate.Tokens(), c.rate.Period()
+		for name, l := range map[string]numerus.Limiter{
+			"gcra":  numerus.Must(numerus.GCRA(c.rate, c.burst)),
+			"token": numerus.Must(numerus.TokenBucket(c.burst, c.rate)),
+			"leaky": numerus.Must(numerus.LeakyBucket(c.burst, c.rate)),
+		} {
+			var admitted []time.Time
+			for at := range numerus.Schedule(l, t0, 1) { // each instant a debit is admitted at
+				if admitted = append(admitted, at); len(admitted) == int(3*(c.burst+n)) {
+					break
+				}
+			}
+			most, j := 0, 0 // the most admissions in a span [admitted[i], admitted[i]+period)
+			for i := range admitted {
+				for j < len(admitted) && admitted[j].Sub(admitted[i]) < period {
+					j++
+				}
+				most = max(most, j-i)
+			}
+			if want := int(c.burst + n - 1); most != want {
+				t.Errorf("%s %v burst %d: %d in a span of %v, want %d", name, c.rate, c.burst, most, period, want)
+			}
+			if c.burst == 5 && n == 5 {
+				in := 0
+				for _, at := range admitted {
+					if !at.After(t0.Add(800 * time.Millisecond)) {
+						in++
+					}
+				}
+				if in != 9 {
+					t.Errorf("%s 5/s burst 5: %d up to 0.8s, want 9", name, in)
+				}
+			}
+		}
+	}
+}

@@ -6,7 +6,7 @@
 // could succeed:
 //
 //	limiter := numerus.And(
-//		numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5)),   // 10 a second, bursts of 5
+//		numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5)),   // 5 at once, 10 a second: up to 14 in a second
 //		numerus.Must(numerus.SlidingWindow(time.Minute, 100)), // and 100 in any minute
 //	)
 //	now := time.Now()
@@ -43,10 +43,11 @@
 // # Choosing an algorithm
 //
 // Every constructor validates its policy and returns a [Limiter]. In the table, d is any span of
-// time, w the window, k the number of sub-windows, and a debit costs O(1) unless said otherwise.
+// time (from an instant up to, not including, the instant d later), w the window, k the number of
+// sub-windows, and a debit costs O(1) unless said otherwise.
 //
 //	constructor                     bound                           burst after idle     memory
-//	GCRA(rate, b)                   b + rate·d in any span d        b, then one per      arrival, its
+//	GCRA(rate, b)                   b − 1 + ⌈rate·d⌉ in any span d  b, then one per      arrival, its
 //	                                                                rate interval        fraction, instant
 //	TokenBucket(b, rate)            as GCRA: decides the same       b (starts full)      count, instant
 //	LeakyBucket(b, rate)            as GCRA: decides the same       b (starts empty)     level, instant
@@ -58,6 +59,11 @@
 //	                                sub-windows; under 2n in w
 //	SlidingWindowCount(w, n, start) n in each window; estimated     n                    window, two
 //	                                in between; at most 2n in w                          counts, instant
+//
+// A rate of N per period with a burst b thus admits up to b + N - 1 in a span of the period:
+// GCRA(PerSecond(10), 5) admits 14 in some second. "At most N in any period" is a burst of 1
+// (GCRA(PerSecond(10), 1): one every 100ms), or SlidingWindow(period, N), which admits all N at
+// once; the notation of package typed reads "10/s" as the latter.
 //
 // [GCRA] is the default: a steady rate with a bounded burst, in three words of state. [TokenBucket]
 // and [LeakyBucket] make the same decisions in the vocabulary of tokens held or water poured; their

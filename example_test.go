@@ -12,7 +12,8 @@ import (
 // The quick start: a limiter built from two policies, debited in a loop. Every debit names its
 // instant, so the output is the same on every run.
 func Example() {
-	// 10 per second in bursts of up to 5, and never more than 100 in any minute.
+	// Bursts of up to 5, refilled at 10 a second (so up to 14 in a second), and never more than
+	// 100 in any minute.
 	limiter := numerus.And(
 		numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5)),
 		numerus.Must(numerus.SlidingWindow(time.Minute, 100)),
@@ -40,7 +41,7 @@ func Example() {
 }
 
 func ExampleGCRA() {
-	l, err := numerus.GCRA(numerus.PerSecond(10), 5) // 10 per second, bursts of up to 5
+	l, err := numerus.GCRA(numerus.PerSecond(10), 5) // 5 at once, then one every 100ms: up to 14 in a second
 	if err != nil {
 		panic(err)
 	}
@@ -69,7 +70,7 @@ func ExampleGCRA() {
 }
 
 func ExampleTokenBucket() {
-	l := numerus.Must(numerus.TokenBucket(3, numerus.PerSecond(1)))
+	l := numerus.Must(numerus.TokenBucket(3, numerus.PerSecond(1))) // holds 3, refills one a second
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 	l, _, ok := l.DebitN(t0, 3) // a fresh bucket is full
@@ -88,7 +89,7 @@ func ExampleTokenBucket() {
 }
 
 func ExampleLeakyBucket() {
-	// Room for 2, draining one per second; a fresh bucket is empty.
+	// Room for 2, draining one per second (so up to 2 in a second); a fresh bucket is empty.
 	l := numerus.Must(numerus.LeakyBucket(2, numerus.Every(time.Second)))
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, d := range []time.Duration{0, 0, 0, 500 * time.Millisecond, time.Second} {
@@ -133,8 +134,9 @@ func ExampleFiniteBucket() {
 
 func ExampleFixedWindow() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := numerus.Must(numerus.FixedWindow(time.Minute, 2, t0)) // 2 a minute, minutes from t0
-	// Four debits within two seconds: two at the end of a window, two at the start of the next.
+	l := numerus.Must(numerus.FixedWindow(time.Minute, 2, t0)) // 2 in each minute from t0
+	// Four debits within two seconds, as many as a minute that spans two windows admits: two at
+	// the end of a window, two at the start of the next.
 	offsets := []time.Duration{58 * time.Second, 59 * time.Second, 59500 * time.Millisecond,
 		time.Minute, time.Minute, 60500 * time.Millisecond}
 	for _, d := range offsets {
@@ -277,7 +279,7 @@ func ExampleAnd() {
 
 func ExampleOr() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	// One a minute, or else from a reserve of two.
+	// One in each minute from t0, or else from a reserve of two.
 	l := numerus.Or(
 		numerus.Must(numerus.FixedWindow(time.Minute, 1, t0)),
 		numerus.Must(numerus.FiniteBucket(2)),
@@ -341,7 +343,8 @@ func ExampleAnyOf() {
 }
 
 func ExampleSchedule() {
-	// 3 per second stays 3 per second: the instants carry no rounding drift.
+	// 3 at once, then one every third of a second for ever (so 5 in the first second: the burst
+	// and two more): the instants carry no rounding drift.
 	l := numerus.Must(numerus.GCRA(numerus.PerSecond(3), 3))
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	n := 0

@@ -4,7 +4,8 @@ import "github.com/numerus-closus/numerus/internal/kernel"
 
 // LeakyBucket returns a leaky bucket used as a meter: it holds capacity tokens of water, starts
 // empty and drains at leak; a debit pours tokens in and is refused if the bucket would overflow. It
-// decides exactly like TokenBucket(capacity, leak).
+// decides exactly like TokenBucket(capacity, leak): in any span of the leak's period it admits at
+// most capacity + N - 1, for a leak of N per period.
 //
 // It returns an error matching ErrInvalidArgument when capacity or leak is not positive, or when
 // draining capacity tokens would take longer than the exact range (about 292 years divided by the

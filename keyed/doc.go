@@ -3,7 +3,7 @@
 // ([memory.Store]) or on a server shared by many processes (the Redis store).
 //
 //	store := memory.New()
-//	lim, err := keyed.New(store, keyed.Rate(100, time.Second, 200), keyed.StringKey{})
+//	lim, err := keyed.New(store, keyed.PerSecond(100), keyed.StringKey{}) // at most 100 in any second
 //	d, err := lim.TryAcquire(ctx, apiKey, 1)
 //	if !d.Allowed {
 //		wait, ok := d.RetryAfter.Duration() // ok is false when no wait will do
@@ -13,9 +13,11 @@
 //
 // A policy is any typed.Spec: a token bucket, a GCRA, a leaky bucket, a fixed window, a sliding
 // log or counter, a finite bucket, or And/Or trees of them, written as data or in the notation
-// of package typed ("gcra 10/s burst 5 & window 1000/h"). [PerSecond], [PerMinute] and [Rate]
-// write the common ones. [New] validates the policy once; every period must be at least
-// [MinPeriod].
+// of package typed ("gcra 10/s burst 5 & window 1000/h"). [PerSecond], [PerMinute] and
+// [PerHour] write the commonest: at most n in any span of the period, all n available at once
+// (the sliding log, "sliding n/s"). [Rate] writes a GCRA of a sustained rate and a burst, which
+// admits up to burst + permits - 1 in a span of its period. [New] validates the policy once;
+// every period must be at least [MinPeriod].
 //
 // # Decisions
 //

@@ -17,6 +17,7 @@ func (c *clock) now() time.Time { return c.at }
 
 func ExampleLimiter_TryAcquire() {
 	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	// At most 2 in any second, per subject.
 	lim, _ := keyed.New(memory.New(), keyed.PerSecond(2), keyed.StringKey{}, keyed.WithClock(c.now))
 	ctx := context.Background()
 	for range 3 {
@@ -26,19 +27,23 @@ func ExampleLimiter_TryAcquire() {
 	c.at = c.at.Add(500 * time.Millisecond)
 	d, _ := lim.TryAcquire(ctx, "alice", 1)
 	fmt.Println("after 500ms:", d.Allowed)
+	c.at = c.at.Add(500 * time.Millisecond)
+	d, _ = lim.TryAcquire(ctx, "alice", 1)
+	fmt.Println("after 1s:", d.Allowed)
 	d, _ = lim.TryAcquire(ctx, "bob", 1)
 	fmt.Println("bob:", d.Allowed, d.Remaining)
 	// Output:
-	// allowed=true remaining=1 reset=500ms retry=0s
+	// allowed=true remaining=1 reset=1s retry=0s
 	// allowed=true remaining=0 reset=1s retry=0s
-	// allowed=false remaining=0 reset=1s retry=500ms
-	// after 500ms: true
+	// allowed=false remaining=0 reset=1s retry=1s
+	// after 500ms: false
+	// after 1s: true
 	// bob: true 1
 }
 
 func ExampleLimiter_Peek() {
 	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	lim, _ := keyed.New(memory.New(), keyed.PerMinute(1), keyed.StringKey{}, keyed.WithClock(c.now))
+	lim, _ := keyed.New(memory.New(), keyed.PerMinute(1), keyed.StringKey{}, keyed.WithClock(c.now)) // 1 in any minute
 	ctx := context.Background()
 	d, _ := lim.Peek(ctx, "alice")
 	fmt.Println(d.Allowed, d.Remaining, d.Limit)
@@ -56,6 +61,7 @@ func ExampleLimiter_Peek() {
 
 func ExampleLimiter_Reset() {
 	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	// 3 at once, then one an hour: up to 3 in any hour.
 	lim, _ := keyed.New(memory.New(), keyed.Rate(1, time.Hour, 3), keyed.IntKey[int64]{}, keyed.WithClock(c.now))
 	ctx := context.Background()
 	d, _ := lim.TryAcquire(ctx, 42, 3)
@@ -69,12 +75,13 @@ func ExampleLimiter_Reset() {
 }
 
 func ExampleRate() {
-	// 100 a second sustained, bursting to 200.
+	// 100 a second sustained, bursting to 200 after a quiet spell: up to 299 in a second.
 	fmt.Println(keyed.Rate(100, time.Second, 200))
+	// At most 10 in any second; at most 60 in any minute.
 	fmt.Println(keyed.PerSecond(10), "|", keyed.PerMinute(60))
 	// Output:
 	// gcra 100/s burst 200
-	// gcra 10/s | gcra 60/m
+	// sliding 10/s | sliding 60/m
 }
 
 func ExampleWait() {

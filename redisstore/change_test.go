@@ -98,6 +98,34 @@ func TestPolicyChange(t *testing.T) {
 		})
 	})
 
+	// A key written when a burst left to its default was the count holds the burst it was
+	// written under, as "gcra 10/h burst 10" writes it now: read under "gcra 10/h" (burst 1) it is
+	// a policy change, carried over to the lesser of its tokens and 1, never above the capacity.
+	t.Run("a burst written under the old default is carried over to the new one", func(t *testing.T) {
+		for was, now := range map[string]string{"gcra 10/h burst 10": "gcra 10/h", "token 10/h burst 10": "token 10/h",
+			"leaky 10/h burst 10": "leaky 10/h"} {
+			t.Run(now, func(t *testing.T) {
+				old, err := redisstore.Encoding(policy(was))
+				require.NoError(t, err)
+				require.Equal(t, string(was[0])+" 1 360000000 10", old, "what the old default wrote for %q", now)
+				runSteps(t, c, []step{
+					{0, was, 3, true, 7},
+					{0, now, 0, true, 1}, // min(7, 1)
+					{0, now, 1, true, 0},
+					{0, now, 1, false, 0},
+					{0, was, 0, false, 0}, // and back: no refill from a larger capacity
+				})
+			})
+		}
+		t.Run("tree", func(t *testing.T) {
+			runSteps(t, c, []step{
+				{0, and("gcra 10/h burst 10", window(5)), 2, true, 3},
+				{0, and("gcra 10/h", window(5)), 1, true, 0}, // the gcra holds min(8, 1)
+				{0, and("gcra 10/h", window(5)), 1, false, 0},
+			})
+		})
+	})
+
 	t.Run("a subject full again under its old policy starts afresh", func(t *testing.T) {
 		runSteps(t, c, []step{
 			{0, "gcra 1/s burst 2", 2, true, 0},

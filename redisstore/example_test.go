@@ -15,7 +15,9 @@ import (
 func Example() {
 	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
 	defer client.Close()
-	// 10 a second with bursts of 20, and at most 1000 an hour, per API key.
+	// Per API key: 20 at once, then 10 a second (up to 29 in a second), and 1000 an hour,
+	// estimated over the current and the previous clock hour (the sliding counter, which may let
+	// up to 2000 through in an hour that spans the turn of one).
 	policy, err := typed.Parse("gcra 10/s burst 20 & count 1000/h")
 	if err != nil {
 		log.Fatal(err)
@@ -43,7 +45,7 @@ func ExampleStore_AcquireBatch() {
 	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
 	defer client.Close()
 	store := redisstore.New(client)
-	limiter, err := keyed.New(store, keyed.PerSecond(100), keyed.StringKey{})
+	limiter, err := keyed.New(store, keyed.PerSecond(100), keyed.StringKey{}) // at most 100 in any second
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func encodeBucket(toks *[]string, sp typed.Spec, path string) error {
 	n, p = n*(1000/g), p/g
 	size := sp.Burst
 	if size == 0 {
-		size = sp.Count
+		size = 1 // typed.Spec's default
 	}
 	if size > (maxExact-n)/p || (size*p+n-1)/n > maxSpan {
 		return tooLarge(path + "burst")

@@ -21,7 +21,9 @@ func TestEncoding(t *testing.T) {
 	for text, want := range map[string]string{
 		"gcra 10/s burst 5":                "g 1 100000 5",
 		"gcra 20/2s burst 5":               "g 1 100000 5",
-		"10/s":                             "g 1 100000 10",
+		"10/s":                             "s 1000000 10", // a bare rate is the sliding log
+		"gcra 10/s":                        "g 1 100000 1", // of the default burst, 1
+		"gcra 10/s burst 10":               "g 1 100000 10",
 		"token 3/s burst 7":                "t 3 1000000 7",
 		"leaky 1/1500us burst 7":           "l 1 1500 7",
 		"gcra 2/3us burst 1":               "g 2 3 1",

@@ -14,8 +14,8 @@ import (
 )
 
 func ExampleWait() {
-	l := numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5))
-	l, err := schedule.Wait(context.Background(), l, 3) // a fresh GCRA admits its burst at once
+	l := numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5)) // 5 at once, then one every 100ms
+	l, err := schedule.Wait(context.Background(), l, 3)       // a fresh GCRA admits its burst at once
 	fmt.Println(err, l.Status(time.Now()).Remaining)
 
 	_, err = schedule.Wait(context.Background(), l, 6)
@@ -28,6 +28,7 @@ func ExampleWait() {
 // Acquire paces a per-subject limit, here on a memory store; with a Redis store, the same wait
 // paces every process that shares it.
 func ExampleAcquire() {
+	// 2 at once, then one a minute: up to 2 in any minute.
 	l, err := keyed.New(memory.New(), keyed.Rate(1, time.Minute, 2), keyed.StringKey{})
 	if err != nil {
 		panic(err)
@@ -47,6 +48,7 @@ func ExampleAcquire() {
 }
 
 func ExampleGate_Schedule() {
+	// 2 at once, then one every 500ms: 3 in the first second, as below.
 	g := schedule.NewGate(numerus.Must(numerus.GCRA(numerus.PerSecond(2), 2)))
 	var start time.Time
 	for at := range g.Schedule(1) {
@@ -70,7 +72,7 @@ func ExampleGate_Schedule() {
 // An upstream answered "slow down" (an HTTP 429 with Retry-After: 60, an SMTP 421): the gate
 // admits nothing for a minute, and keeps its limiter as it was.
 func ExampleGate_RetryAfter() {
-	g := schedule.NewGate(numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5)))
+	g := schedule.NewGate(numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5))) // 5 at once, then one every 100ms
 	g.RetryAfter(time.Minute)
 	from, ok := g.TryTake(1)
 	wait, _ := from.Wait(time.Now())

@@ -54,7 +54,7 @@ func TestDebitAllocatesNothing(t *testing.T) {
 // TestPolicyDebitAllocatesNothing: Policy.DebitN and Status on a State within 12 inline words and
 // without a log allocate nothing.
 func TestPolicyDebitAllocatesNothing(t *testing.T) {
-	for _, text := range []string{"gcra 100/s burst 5", "100/s & window 50/s", "count 50/s | token 10/s & 3/ms & finite 9"} {
+	for _, text := range []string{"gcra 100/s burst 5", "gcra 100/s burst 100 & window 50/s", "count 50/s | token 10/s & gcra 3/ms & finite 9"} {
 		p := MustCompile(text)
 		s, at := p.Fresh(), t0
 		n := testing.AllocsPerRun(1000, func() {

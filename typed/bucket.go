@@ -14,7 +14,9 @@ import (
 // is never full, names itself "token (zero)" and cannot be saved.
 type TokenBucket struct{ k kernel.TokenBucket }
 
-// NewTokenBucket returns a full token bucket. It returns an error matching
+// NewTokenBucket returns a full token bucket: it admits capacity tokens at its first instant, and
+// at most capacity + N - 1 in any span of the refill's period, for a refill of N per period. It
+// returns an error matching
 // numerus.ErrInvalidArgument, naming the parameter, when capacity or refill is not positive or when
 // refilling capacity tokens would take longer than the exact range (see numerus.TokenBucket).
 func NewTokenBucket(capacity int64, refill numerus.Rate) (TokenBucket, error) {
@@ -89,7 +91,9 @@ func (TokenBucket) restore(sp Spec, st *states) (TokenBucket, error) {
 // is never full, names itself "leaky (zero)" and cannot be saved.
 type LeakyBucket struct{ k kernel.LeakyBucket }
 
-// NewLeakyBucket returns an empty leaky bucket. It returns an error matching
+// NewLeakyBucket returns an empty leaky bucket: it admits capacity tokens at its first instant,
+// and at most capacity + N - 1 in any span of the leak's period, for a leak of N per period. It
+// returns an error matching
 // numerus.ErrInvalidArgument, naming the parameter, when capacity or leak is not positive or when
 // draining capacity tokens would take longer than the exact range (see numerus.LeakyBucket).
 func NewLeakyBucket(capacity int64, leak numerus.Rate) (LeakyBucket, error) {

@@ -10,7 +10,7 @@ import (
 // policy changes at at: the state a store should go on with after its configuration changed.
 //
 //   - If p and prev are the same policy (the same tree of the same algorithms deciding alike, as
-//     "10/s" and "gcra 20/2s burst 10"), s is returned unchanged.
+//     "gcra 10/s burst 10" and "gcra 20/2s burst 10"), s is returned unchanged.
 //   - A bucket (gcra, token, leaky, finite) carries over the lesser of the tokens it holds and the
 //     new capacity: a larger capacity does not refill.
 //   - A window (window, count, sliding, buckets) carries over its count in the current window,
@@ -88,9 +88,10 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 }
 
 // DecidesLike reports whether p and q are the same policy, however written and compiled: the
-// same tree of the same algorithms with the same parameters in lowest terms, as "10/s" and
-// "gcra 20/2s burst 10". Continue between them returns the state unchanged, and a store may
-// treat a State kept under one as kept under the other (not its encoding: see DecodeState).
+// same tree of the same algorithms with the same parameters in lowest terms, as
+// "gcra 10/s burst 10" and "gcra 20/2s burst 10", or "100/min" and "sliding 100/60s". Continue
+// between them returns the state unchanged, and a store may treat a State kept under one as kept
+// under the other (not its encoding: see DecodeState).
 func (p Policy) DecidesLike(q Policy) bool {
 	switch {
 	case p.c == q.c:

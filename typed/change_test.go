@@ -222,12 +222,15 @@ func MustParseR(t require.TestingT, text string) Spec {
 }
 
 func TestDecidesLike(t *testing.T) {
-	ten := MustCompile("10/s")
+	ten := MustCompile("10/s burst 10")
 	assert.True(t, ten.DecidesLike(ten))
-	assert.True(t, ten.DecidesLike(MustCompile("10/s")), "compiled apart")
+	assert.True(t, ten.DecidesLike(MustCompile("10/s burst 10")), "compiled apart")
 	assert.True(t, ten.DecidesLike(MustCompile("gcra 20/2s burst 10")), "written otherwise")
 	assert.False(t, ten.DecidesLike(MustCompile("10/s burst 11")))
 	assert.False(t, ten.DecidesLike(MustCompile("token 10/s burst 10")), "another algorithm")
+	assert.True(t, MustCompile("gcra 10/s").DecidesLike(MustCompile("gcra 10/s burst 1")), "the default burst")
+	assert.True(t, MustCompile("10/s").DecidesLike(MustCompile("sliding 10/1000ms")), "a bare rate")
+	assert.False(t, MustCompile("10/s").DecidesLike(ten), "a bare rate is no GCRA")
 	assert.False(t, MustCompile("10/s & 5/min").DecidesLike(MustCompile("5/min & 10/s")), "another order")
 	assert.False(t, ten.DecidesLike(Policy{}))
 	assert.True(t, Policy{}.DecidesLike(Policy{}))
@@ -274,12 +277,12 @@ func TestDecidesLikeWeighsTheTree(t *testing.T) {
 
 // TestContinuePairsOnlyLoneChangesOfBothTrees: a changed leaf continues from the old leaf at its
 // place only when both are the only changed leaves of their algorithm in their trees. From
-// "gcra 1/s burst 1 | token 100/h" with the hourly bucket spent, the new tree
-// "gcra 100/h | gcra 1/s burst 1" changes two GCRAs: the hourly one at the place of the old
-// per-second GCRA does not take its token, and both start from the most used old leaf.
+// "gcra 1/s burst 1 | token 100/h burst 100" with the hourly bucket spent, the new tree
+// "gcra 100/h burst 100 | gcra 1/s burst 1" changes two GCRAs: the hourly one at the place of
+// the old per-second GCRA does not take its token, and both start from the most used old leaf.
 func TestContinuePairsOnlyLoneChangesOfBothTrees(t *testing.T) {
-	p := MustCompile("gcra 1/s burst 1 | token 100/h")
-	q := MustCompile("gcra 100/h | gcra 1/s burst 1")
+	p := MustCompile("gcra 1/s burst 1 | token 100/h burst 100")
+	q := MustCompile("gcra 100/h burst 100 | gcra 1/s burst 1")
 	s, _, ok := p.DebitN(p.Fresh(), t0, 100) // the hourly bucket admits it, spent; the GCRA keeps 1
 	require.True(t, ok)
 	next := q.Continue(p, s, t0)

@@ -11,7 +11,8 @@ import (
 const Version = 1
 
 // appendSpec writes sp in pre-order: the kind's code, then its parameters as varints; an inner
-// node writes the number of its children and then each of them.
+// node writes the number of its children and then each of them. A gcra, token or leaky leaf
+// writes the burst it decides by, never 0: see [legacyBurst].
 func appendSpec(b []byte, sp Spec) []byte {
 	k := sp.Algo.kind()
 	b = append(b, byte(k))
@@ -29,7 +30,7 @@ func appendSpec(b []byte, sp Spec) []byte {
 	b = binary.AppendVarint(b, int64(sp.Period))
 	switch {
 	case k == kindGCRA || k == kindToken || k == kindLeaky:
-		b = binary.AppendVarint(b, sp.Burst)
+		b = binary.AppendVarint(b, sp.burst())
 	case k == kindBuckets:
 		b = binary.AppendVarint(b, sp.In)
 	}
@@ -132,7 +133,7 @@ func (d *decoder) spec(depth int) Spec {
 	sp.Count, sp.Period = d.varint(), time.Duration(d.varint())
 	switch {
 	case k == kindGCRA || k == kindToken || k == kindLeaky:
-		sp.Burst = d.varint()
+		sp.Burst = legacyBurst(sp.Count, d.varint())
 	case k == kindBuckets:
 		sp.In = d.varint()
 	}

@@ -8,9 +8,9 @@
 // alike: there is one copy of each algorithm's arithmetic. Like numerus limiters they are
 // immutable values modelled on time.Time: DebitN returns the value that follows.
 //
-//	g, _ := typed.NewGCRA(numerus.PerSecond(10), 5)
-//	w, _ := typed.NewFixedWindow(time.Hour, 1000)
-//	l := typed.NewAnd(g, w) // typed.And[typed.GCRA, typed.FixedWindow]
+//	g, _ := typed.NewGCRA(numerus.PerSecond(10), 5) // 5 at once, then one per 100ms: up to 14 in a second
+//	w, _ := typed.NewFixedWindow(time.Hour, 1000)   // 1000 in each hour from the top of the hour
+//	l := typed.NewAnd(g, w)                         // typed.And[typed.GCRA, typed.FixedWindow]
 //	l, from, ok := l.Debit(at)
 //
 // # Typed or dynamic
@@ -56,24 +56,41 @@
 //	        | "minute" | "minutes" | "h" | "hour" | "hours" | "d" | "day" | "days"
 //
 // "&" binds tighter than "|". ";" is a synonym of "&", as Python's limits writes
-// "10/second;100/minute". The algorithm defaults to gcra; burst (gcra, token and leaky only, at
-// least 1) defaults to the count; "in" gives the sub-windows of buckets and is required there;
-// finite takes a count and no period ("finite 100"). Every window aligns on the Unix epoch.
-// Examples:
+// "10/second;100/minute".
 //
-//	10/s burst 20                        a GCRA of 10 per second, 20 at once
-//	gcra 10/s burst 5 & window 1000/1h   both: 10/s with bursts of 5, and 1000 per hour
-//	5/s | 100/min                        either
-//	sliding 100/1m                       the exact sliding log
+// A bare rate, a count and a period with neither an algorithm nor a burst ("100/min",
+// "100/minute", "100/1m", "100/60s"), is the exact sliding log "sliding 100/m": at most 100 in
+// any minute, all 100 available at once, which is what a reader takes "100 a minute" to mean;
+// "10/second;100/minute" admits at most 10 in any second and 100 in any minute. (The log keeps an
+// entry per instant it admitted at within the period, up to the count: for a large count whose
+// memory matters, "gcra 100000/h" keeps three words and admits at most as many, one every 36ms.)
+// A rate with a burst and no algorithm is a GCRA. The burst of gcra, token and leaky
+// (at least 1) defaults to 1, so that "gcra 100/min" too admits at most 100 in any minute, one
+// every 600ms. A burst b above 1 admits b at once and up to b + N - 1 in a span of the period, for
+// a rate of N per period: "10/s burst 20" admits 29 in some second. (A span of a period is
+// half-open, from an instant to that instant plus the period.) "in" gives the sub-windows of
+// buckets and is required there; finite takes a count and no period ("finite 100"). Every window
+// aligns on the Unix epoch. Examples:
+//
+//	100/min                              at most 100 in any minute, all at once: the sliding log
+//	10/s burst 20                        a GCRA: 20 at once, one per 100ms after; 29 in a second
+//	gcra 10/s                            a GCRA of burst 1: one per 100ms, 10 in any second
+//	gcra 10/s burst 5 & window 1000/1h   both: 5 at once and up to 14 in a second, and 1000 in
+//	                                     each hour from the top of the hour (up to 2000 in an
+//	                                     hour across its turn)
+//	5/s | 100/min                        either: admitted while one of them admits
+//	sliding 100/1m                       the exact sliding log, as 100/1m
 //	buckets 100/1m in 6                  the sliding window over six 10s sub-windows
 //	count 50/10s                         the sliding window counter
-//	500/7d                               500 a week
+//	500/7d                               at most 500 in any week
 //
 // A text that does not follow the grammar gives a [*SyntaxError] naming the column and what was
 // expected ("typed: column 4: expected a unit such as s, min or h, found \"x\"").
 //
 // A [Spec] is also JSON for configuration files: {"algo":"gcra","limit":"10/s","burst":5},
-// {"and":[...]}, {"or":[...]}, or simply a string in the notation.
+// {"limit":"100/min"} (without algo, as the notation reads it: the sliding log),
+// {"and":[...]}, {"or":[...]}, or simply a string in the notation. A Spec's Burst of 0, in JSON
+// or in Go, is the default burst, 1.
 //
 // # Snapshots
 //
@@ -100,6 +117,10 @@
 //	sliding  last, then (instant, tokens) for each live entry; buckets the same over sub-windows
 //
 // The JSON form is {"version":1,"policy":<Spec>,"state":[[words of leaf 0],[words of leaf 1],...]}.
+// Both forms write the burst a gcra, token or leaky leaf decides by, the default included. Earlier
+// writers wrote a burst left to its default, which was then the count, as 0 (and the JSON form
+// left it out): a snapshot read with a burst of 0, or none, has the count for its burst, and so
+// decides as it did when it was written.
 // A [Policy] writes such a snapshot of one of its States ([Policy.AppendSnapshot],
 // [Policy.SnapshotJSON]), which [ReadSnapshot] and [ReadSnapshotJSON] read back as a Policy and a
 // State, whatever wrote them; the limiters of [Policy.Limiter] and [Dynamic] marshal themselves

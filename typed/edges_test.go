@@ -38,7 +38,7 @@ func TestDecodeRejectsMore(t *testing.T) {
 // state admitted counts the carried tokens as used at that latest instant, so a clock behind by a
 // second does not refill the new policy for that second.
 func TestContinueCountsAtTheLatestInstant(t *testing.T) {
-	p, q := mustCompile(t, MustParseR(t, "gcra 10/s")), mustCompile(t, MustParseR(t, "gcra 20/s"))
+	p, q := mustCompile(t, MustParseR(t, "gcra 10/s burst 10")), mustCompile(t, MustParseR(t, "gcra 20/s burst 20"))
 	s, _, ok := p.DebitN(p.Fresh(), t0.Add(time.Second), 10)
 	require.True(t, ok)
 	next := q.Continue(p, s, t0) // the clock reads a second earlier than the debit
@@ -52,8 +52,8 @@ func TestContinueCountsAtTheLatestInstant(t *testing.T) {
 // bucket, so both new leaves start from the most used old leaf (the spent hourly one), and the Or
 // admits nothing at once.
 func TestContinuePairsOnlyLoneChanges(t *testing.T) {
-	p := mustCompile(t, MustParseR(t, "gcra 1/s | gcra 100/h"))
-	q := mustCompile(t, MustParseR(t, "gcra 2/s | token 100/h"))
+	p := mustCompile(t, MustParseR(t, "gcra 1/s | gcra 100/h burst 100"))
+	q := mustCompile(t, MustParseR(t, "gcra 2/s burst 2 | token 100/h burst 100"))
 	s, _, ok := p.DebitN(p.Fresh(), t0, 100) // the hourly GCRA admits it, spent; the other keeps 1
 	require.True(t, ok)
 	next := q.Continue(p, s, t0)
@@ -65,7 +65,7 @@ func TestContinuePairsOnlyLoneChanges(t *testing.T) {
 // TestPlannedAndRefusesByOneNanosecond: an And of GCRA leaves, on its straight-line path, refuses
 // a debit one nanosecond before its turn with exactly that turn, and admits at it.
 func TestPlannedAndRefusesByOneNanosecond(t *testing.T) {
-	for _, text := range []string{"gcra 1/s burst 1 & gcra 10/m", "gcra 10/m & (gcra 1/s burst 1 & gcra 100/h)"} {
+	for _, text := range []string{"gcra 1/s burst 1 & gcra 10/m burst 10", "gcra 10/m burst 10 & (gcra 1/s burst 1 & gcra 100/h burst 100)"} {
 		sp := MustParse(t, text)
 		check := func(l interface {
 			Debit(time.Time) (numerus.NextDebitable, bool)

@@ -12,27 +12,38 @@ import (
 )
 
 func ExampleParse() {
-	spec, err := typed.Parse("10/s burst 20 & window 1000/1h")
-	if err != nil {
-		panic(err)
+	for _, text := range []string{
+		"100/min",       // at most 100 in any minute, all at once: the sliding log
+		"5/s & 100/min", // at most 5 in any second and 100 in any minute
+		"gcra 100/min",  // one every 600ms: at most 100 in any minute
+		"10/s burst 20", // a GCRA: 20 at once, then one every 100ms; up to 29 in a second
+	} {
+		spec, err := typed.Parse(text)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(spec)
 	}
-	fmt.Println(spec)
+	spec, _ := typed.Parse("10/s burst 20 & window 1000/1h") // and 1000 in each hour from its top
 	data, _ := json.Marshal(spec)
 	fmt.Println(string(data))
 
-	_, err = typed.Parse("10/sec & 5/x")
+	_, err := typed.Parse("10/sec & 5/x")
 	fmt.Println(err)
 	// Output:
-	// gcra 10/s burst 20 & window 1000/h
+	// sliding 100/m
+	// sliding 5/s & sliding 100/m
+	// gcra 100/m
+	// gcra 10/s burst 20
 	// {"and":[{"algo":"gcra","limit":"10/s","burst":20},{"algo":"window","limit":"1000/h"}]}
 	// typed: column 12: expected a unit such as s, min or h, found "x"
 }
 
 func ExampleNewAnd() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	g := numerus.Must(typed.NewGCRA(numerus.PerSecond(10), 2))
-	w := numerus.Must(typed.NewFixedWindow(time.Hour, 3))
-	l := typed.NewAnd(g, w) // typed.And[typed.GCRA, typed.FixedWindow]: no allocation per debit
+	g := numerus.Must(typed.NewGCRA(numerus.PerSecond(10), 2)) // 2 at once, then one every 100ms: up to 11 in a second
+	w := numerus.Must(typed.NewFixedWindow(time.Hour, 3))      // and 3 in each hour from its top
+	l := typed.NewAnd(g, w)                                    // typed.And[typed.GCRA, typed.FixedWindow]: no allocation per debit
 
 	for _, ms := range []time.Duration{0, 0, 0, 100, 200} {
 		next, from, ok := l.Debit(t0.Add(ms * time.Millisecond))
@@ -53,7 +64,7 @@ func ExampleNewAnd() {
 
 func ExampleGCRA_MarshalBinary() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	g := numerus.Must(typed.NewGCRA(numerus.PerSecond(10), 5))
+	g := numerus.Must(typed.NewGCRA(numerus.PerSecond(10), 5)) // 5 at once, then one every 100ms
 	g, _, _ = g.DebitN(t0, 4)
 
 	data, err := g.MarshalBinary()
@@ -78,7 +89,7 @@ func ExampleGCRA_MarshalBinary() {
 
 func ExamplePolicy_Continue() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	old := typed.MustCompile("10/s burst 5")
+	old := typed.MustCompile("10/s burst 5")  // a GCRA: 5 at once, then one every 100ms
 	s, _, _ := old.DebitN(old.Fresh(), t0, 2) // 3 tokens left
 
 	smaller := typed.MustCompile("10/s burst 2")
@@ -95,8 +106,8 @@ func ExamplePolicy_Continue() {
 
 func ExamplePolicy() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := typed.MustCompile("5/s | 100/min")
-	states := map[string]typed.State{} // what a keyed store keeps, one State per subject
+	p := typed.MustCompile("gcra 5/s burst 5 & window 100/h") // 5 at once and up to 9 in a second, 100 in each hour from its top
+	states := map[string]typed.State{}                        // what a keyed store keeps, one State per subject
 
 	for _, who := range []string{"ann", "bob", "ann"} {
 		s, seen := states[who]
@@ -113,17 +124,17 @@ func ExamplePolicy() {
 	restored, err := p.DecodeState(saved)
 	fmt.Println(len(saved), "bytes", err, p.Status(restored, t0).Remaining)
 	// Output:
-	// ann true 97
-	// bob true 97
-	// ann true 94
-	// 43 bytes <nil> 94
+	// ann true 2
+	// bob true 2
+	// ann false 2
+	// 43 bytes <nil> 2
 }
 
 // A limiter held as a numerus.Limiter, as a schedule.Gate holds one, saves itself: the snapshot
 // holds the policy too, so a process reads it back with nothing else.
 func ExamplePolicy_AppendSnapshot() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := typed.MustCompile("gcra 10/s burst 5 & window 1000/h")
+	p := typed.MustCompile("gcra 10/s burst 5 & window 1000/h") // up to 14 in a second, 1000 in each hour from its top
 	var l numerus.Limiter = p.Limiter(p.Fresh())
 	l, _, _ = l.DebitN(t0, 4)
 

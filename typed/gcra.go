@@ -15,7 +15,9 @@ import (
 // never full, names itself "gcra (zero)" and cannot be saved.
 type GCRA struct{ k kernel.GCRA }
 
-// NewGCRA returns a full GCRA: it admits burst tokens at its first instant. It returns an error
+// NewGCRA returns a full GCRA: it admits burst tokens at its first instant, and at most
+// burst + N - 1 in any span of the rate's period, for a rate of N per period (numerus.GCRA says
+// more). It returns an error
 // matching numerus.ErrInvalidArgument, naming the parameter, when rate or burst is not positive or
 // when burst intervals exceed the exact range (see numerus.GCRA).
 func NewGCRA(rate numerus.Rate, burst int64) (GCRA, error) {

@@ -158,7 +158,7 @@ func TestForeignLogReadsAsItsOwn(t *testing.T) {
 // TestDebitInAllocatesNothing: DebitIn and PeekIn on a State within 12 inline words and without
 // a log allocate nothing, admitted or refused.
 func TestDebitInAllocatesNothing(t *testing.T) {
-	for _, text := range []string{"gcra 100/s burst 5", "100/s & window 50/s", "count 50/s | token 10/s & 3/ms & finite 9"} {
+	for _, text := range []string{"gcra 100/s burst 5", "gcra 100/s burst 100 & window 50/s", "count 50/s | token 10/s & gcra 3/ms & finite 9"} {
 		p := MustCompile(text)
 		s, at := p.Fresh(), UnixNanos(t0)
 		n := testing.AllocsPerRun(1000, func() {

@@ -44,10 +44,12 @@ func (sp Spec) join(sep string) string {
 }
 
 // Parse reads a policy written in the notation (see the package doc for its grammar), as in
-// "10/s burst 20", "gcra 10/s burst 5 & window 1000/1h" or "5/s | 100/min", and returns its
-// validated Spec. A text that does not follow the grammar gives a *SyntaxError (matching
-// ErrSyntax) that names the column and what was expected; a parameter that cannot make a limiter
-// gives a *numerus.ParamError. Parse never panics.
+// "100/min", "10/s burst 20", "gcra 10/s burst 5 & window 1000/1h" or "5/s | 100/min", and
+// returns its validated Spec. A bare rate, such as "100/min", is the sliding log
+// ("sliding 100/m": at most 100 in any minute); one with a burst is a GCRA. A text that does not
+// follow the grammar gives a *SyntaxError (matching ErrSyntax) that names the column and what was
+// expected; a parameter that cannot make a limiter gives a *numerus.ParamError. Parse never
+// panics.
 func Parse(text string) (Spec, error) {
 	sp, err := parse(text)
 	if err == nil {
@@ -213,11 +215,12 @@ func (p *parser) factor(depth int) (Spec, error) {
 func (p *parser) limit() (Spec, error) {
 	sp := Spec{Algo: AlgoGCRA}
 	countWhat := "a limit such as 10/s, or '('"
+	named := false
 	if t := p.peek(); t.kind == tWord {
 		if Algo(t.text).kind() == kindNone || Algo(t.text).kind().inner() {
 			return Spec{}, p.expected("an algorithm (gcra, token, leaky, finite, window, sliding, buckets, count) or a count")
 		}
-		sp.Algo, countWhat = Algo(p.next().text), "a count"
+		sp.Algo, countWhat, named = Algo(p.next().text), "a count", true
 	}
 	var err error
 	if sp.Count, err = p.number(countWhat); err != nil {
@@ -240,7 +243,20 @@ func (p *parser) limit() (Spec, error) {
 			return Spec{}, err
 		}
 	}
+	if !named {
+		sp.Algo = bareAlgo(sp)
+	}
 	return sp, nil
+}
+
+// bareAlgo is the algorithm of a limit written without one: a bare rate ("100/min") is the
+// sliding log, at most its count in any span of its period and all of it at once, as a reader
+// takes it; with a burst ("10/s burst 20") it is a GCRA.
+func bareAlgo(sp Spec) Algo {
+	if sp.Burst == 0 && sp.In == 0 {
+		return AlgoSliding
+	}
+	return AlgoGCRA
 }
 
 func (p *parser) number(what string) (int64, error) {

@@ -18,6 +18,7 @@ func leafSpec(a Algo, count int64, period time.Duration, burst int64) Spec {
 
 func TestParseExamples(t *testing.T) {
 	gcra := func(n int64, d time.Duration) Spec { return leafSpec(AlgoGCRA, n, d, 0) }
+	sliding := func(n int64, d time.Duration) Spec { return leafSpec(AlgoSliding, n, d, 0) }
 	cases := []struct {
 		text, canonical string
 		want            Spec
@@ -25,21 +26,24 @@ func TestParseExamples(t *testing.T) {
 		{"10/s burst 20", "gcra 10/s burst 20", leafSpec(AlgoGCRA, 10, time.Second, 20)},
 		{"gcra 10/s burst 5 & window 1000/1h", "gcra 10/s burst 5 & window 1000/h",
 			Spec{Algo: AlgoAnd, Of: []Spec{leafSpec(AlgoGCRA, 10, time.Second, 5), leafSpec(AlgoWindow, 1000, time.Hour, 0)}}},
-		{"5/s | 100/min", "gcra 5/s | gcra 100/m", Spec{Algo: AlgoOr, Of: []Spec{gcra(5, time.Second), gcra(100, time.Minute)}}},
-		{"sliding 100/1m", "sliding 100/m", leafSpec(AlgoSliding, 100, time.Minute, 0)},
+		{"5/s | 100/min", "sliding 5/s | sliding 100/m", Spec{Algo: AlgoOr, Of: []Spec{sliding(5, time.Second), sliding(100, time.Minute)}}},
+		{"100/min", "sliding 100/m", sliding(100, time.Minute)},
+		{"100/60s", "sliding 100/m", sliding(100, time.Minute)},
+		{"sliding 100/1m", "sliding 100/m", sliding(100, time.Minute)},
 		{"count 50/10s", "count 50/10s", leafSpec(AlgoCount, 50, 10*time.Second, 0)},
-		{"500/7d", "gcra 500/7d", gcra(500, 7*24*time.Hour)},
-		{"10/second;100/minute", "gcra 10/s & gcra 100/m", Spec{Algo: AlgoAnd, Of: []Spec{gcra(10, time.Second), gcra(100, time.Minute)}}},
+		{"500/7d", "sliding 500/7d", sliding(500, 7*24*time.Hour)},
+		{"10/second;100/minute", "sliding 10/s & sliding 100/m", Spec{Algo: AlgoAnd, Of: []Spec{sliding(10, time.Second), sliding(100, time.Minute)}}},
 		{"finite 100", "finite 100", Spec{Algo: AlgoFinite, Count: 100}},
 		{"buckets 100/1m in 6", "buckets 100/m in 6", Spec{Algo: AlgoBuckets, Count: 100, Period: time.Minute, In: 6}},
 		{"token 10/s burst 30", "token 10/s burst 30", leafSpec(AlgoToken, 10, time.Second, 30)},
 		{"leaky 3/1500ms", "leaky 3/1500ms", leafSpec(AlgoLeaky, 3, 1500*time.Millisecond, 0)},
+		{"gcra 100/min", "gcra 100/m", gcra(100, time.Minute)},
 		{"  GCRA   10 / 7 Days  BURST 5 ", "gcra 10/7d burst 5", leafSpec(AlgoGCRA, 10, 7*24*time.Hour, 5)},
-		{"1/s | 2/s & 3/s", "gcra 1/s | gcra 2/s & gcra 3/s", Spec{Algo: AlgoOr, Of: []Spec{gcra(1, time.Second),
-			{Algo: AlgoAnd, Of: []Spec{gcra(2, time.Second), gcra(3, time.Second)}}}}},
-		{"(1/s | 2/s) & 3/s", "(gcra 1/s | gcra 2/s) & gcra 3/s", Spec{Algo: AlgoAnd, Of: []Spec{
-			{Algo: AlgoOr, Of: []Spec{gcra(1, time.Second), gcra(2, time.Second)}}, gcra(3, time.Second)}}},
-		{"((1/s))", "gcra 1/s", gcra(1, time.Second)},
+		{"1/s | 2/s & 3/s", "sliding 1/s | sliding 2/s & sliding 3/s", Spec{Algo: AlgoOr, Of: []Spec{sliding(1, time.Second),
+			{Algo: AlgoAnd, Of: []Spec{sliding(2, time.Second), sliding(3, time.Second)}}}}},
+		{"(1/s | 2/s) & 3/s burst 2", "(sliding 1/s | sliding 2/s) & gcra 3/s burst 2", Spec{Algo: AlgoAnd, Of: []Spec{
+			{Algo: AlgoOr, Of: []Spec{sliding(1, time.Second), sliding(2, time.Second)}}, leafSpec(AlgoGCRA, 3, time.Second, 2)}}},
+		{"((1/s))", "sliding 1/s", sliding(1, time.Second)},
 	}
 	for _, c := range cases {
 		sp, err := Parse(c.text)

@@ -103,6 +103,7 @@ func decodeDoc(data []byte) (snapshotDoc, error) {
 	if doc.Version != Version {
 		return doc, corruptf("unknown version %d", doc.Version)
 	}
+	doc.Policy = doc.Policy.legacy()
 	return doc, nil
 }
 
@@ -120,8 +121,10 @@ func rest(data []byte, dec *json.Decoder) bool {
 // AppendSnapshot appends the binary snapshot of a limiter of p in state s: p's spec and s's
 // leaves, which ReadSnapshot reads back as p and s. Unlike AppendState, it holds the policy: a
 // reader needs nothing else. It is the snapshot a typed limiter of that spec and state saves, but
-// for how the spec is written: p keeps its spec as given, where a typed limiter writes every
-// parameter (a GCRA's burst too). It returns an error for the zero Policy, and one matching
+// for how the spec is written: p writes its spec as given, its rates unreduced, where a typed
+// limiter writes its own parameters. Both write out the burst of every gcra, token and leaky leaf,
+// the default included, so that ReadSnapshot gives back the Spec with its bursts written out (a
+// Policy that DecidesLike p). It returns an error for the zero Policy, and one matching
 // ErrCorrupt for a State p could never reach (one of another policy, which p's debits read as
 // their own), so that every snapshot it writes reads back.
 func (p Policy) AppendSnapshot(b []byte, s State) ([]byte, error) {
@@ -143,7 +146,7 @@ func (p Policy) SnapshotJSON(s State) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(snapshotDoc{Version: Version, Policy: p.c.spec, State: ws})
+	return json.Marshal(snapshotDoc{Version: Version, Policy: p.c.spec.explicit(), State: ws})
 }
 
 // savedWords returns the words of s under p, validated as a reader validates them.

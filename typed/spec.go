@@ -14,9 +14,9 @@ type Algo string
 
 // The algorithms and compositions a Spec can describe.
 const (
-	AlgoGCRA    Algo = "gcra"    // [GCRA]: Count per Period, Burst at once
-	AlgoToken   Algo = "token"   // [TokenBucket]: refills Count per Period, holds Burst
-	AlgoLeaky   Algo = "leaky"   // [LeakyBucket]: leaks Count per Period, holds Burst
+	AlgoGCRA    Algo = "gcra"    // [GCRA]: Count per Period, Burst (default 1) at once
+	AlgoToken   Algo = "token"   // [TokenBucket]: refills Count per Period, holds Burst (default 1)
+	AlgoLeaky   Algo = "leaky"   // [LeakyBucket]: leaks Count per Period, holds Burst (default 1)
 	AlgoFinite  Algo = "finite"  // [FiniteBucket]: Count tokens, never refilled; no Period
 	AlgoWindow  Algo = "window"  // [FixedWindow]: Count per window of Period
 	AlgoSliding Algo = "sliding" // [SlidingWindow]: the exact log, Count per any span of Period
@@ -73,7 +73,10 @@ type Spec struct {
 	Count int64
 	// Period is the rate's period or the window's length; zero for AlgoFinite.
 	Period time.Duration
-	// Burst is the capacity of gcra, token and leaky, and zero for the others. Zero means Count.
+	// Burst is the capacity of gcra, token and leaky, and zero for the others. Zero means 1: a
+	// rate of Count per Period then admits at most Count in any span of Period (half-open, as
+	// [start, start+Period)), one token every Period/Count. A Burst b above 1 admits b at once
+	// and up to b+Count-1 in such a span.
 	Burst int64
 	// In is the number of sub-windows of AlgoBuckets, and zero for the others.
 	In int64
@@ -145,12 +148,50 @@ func (sp Spec) Equal(o Spec) bool {
 	return true
 }
 
-// burst returns the capacity a bucket leaf uses: Burst, or Count when Burst is zero.
+// burst returns the capacity a bucket leaf uses: Burst, or 1 when Burst is zero.
 func (sp Spec) burst() int64 {
 	if sp.Burst == 0 {
-		return sp.Count
+		return 1
 	}
 	return sp.Burst
+}
+
+// explicit returns sp with the burst of every gcra, token and leaky leaf written out, as
+// snapshots write it.
+func (sp Spec) explicit() Spec {
+	return sp.withBursts(func(l Spec) int64 { return l.burst() })
+}
+
+// legacy returns sp as a snapshot holds it: with [legacyBurst] applied to every gcra, token and
+// leaky leaf.
+func (sp Spec) legacy() Spec {
+	return sp.withBursts(func(l Spec) int64 { return legacyBurst(l.Count, l.Burst) })
+}
+
+// legacyBurst is the burst of a gcra, token or leaky leaf whose snapshot holds burst. Snapshots
+// write the burst a leaf decides by, never 0, but earlier writers wrote 0 for a burst left to its
+// default, which was then the count: so a 0 read from a snapshot is the count, and a snapshot
+// once written goes on deciding as it did.
+func legacyBurst(count, burst int64) int64 {
+	if burst == 0 {
+		return count
+	}
+	return burst
+}
+
+// withBursts returns a copy of sp whose gcra, token and leaky leaves have the burst f gives them.
+func (sp Spec) withBursts(f func(Spec) int64) Spec {
+	switch k := sp.Algo.kind(); {
+	case k.inner():
+		of := make([]Spec, len(sp.Of))
+		for i, c := range sp.Of {
+			of[i] = c.withBursts(f)
+		}
+		sp.Of = of
+	case k == kindGCRA || k == kindToken || k == kindLeaky:
+		sp.Burst = f(sp)
+	}
+	return sp
 }
 
 // leaves calls f on each leaf of sp in pre-order.

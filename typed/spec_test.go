@@ -72,8 +72,12 @@ func TestSpecJSON(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(`{"api":"10/s burst 20 & 1000/h",
 		"login":{"limit":"5/min"}}`), &config))
-	assert.Equal(t, "gcra 10/s burst 20 & gcra 1000/h", config.API.String())
-	assert.Equal(t, "gcra 5/m", config.Login.String())
+	assert.Equal(t, "gcra 10/s burst 20 & sliding 1000/h", config.API.String())
+	assert.Equal(t, "sliding 5/m", config.Login.String(), "a limit without algo, as the notation reads it")
+	require.NoError(t, json.Unmarshal([]byte(`{"limit":"5/min","burst":2}`), &config.Login))
+	assert.Equal(t, "gcra 5/m burst 2", config.Login.String(), "with a burst, a GCRA")
+	require.NoError(t, json.Unmarshal([]byte(`{"algo":"gcra","limit":"5/min"}`), &config.Login))
+	assert.Equal(t, Spec{Algo: AlgoGCRA, Count: 5, Period: time.Minute}, config.Login, "the default burst")
 
 	for name, bad := range map[string]string{
 		"unknown field": `{"algo":"gcra","limit":"1/s","rate":"1/s"}`,

@@ -38,9 +38,10 @@ func (sp Spec) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads sp from what MarshalJSON writes, or from a JSON string in the notation
 // ("10/s burst 20 & window 1000/h"), which a configuration file may find easier to write. In the
-// object form, algo defaults to gcra and unknown fields are an error. Either form is validated as
-// Parse validates the notation: a spec that Validate rejects is an error here, naming the
-// parameter, so that a configuration file's mistake shows when it is read.
+// object form, a leaf without algo is read as the notation reads a limit without one: the sliding
+// log ({"limit":"100/min"}), or a GCRA when it has a burst; unknown fields are an error. Either
+// form is validated as Parse validates the notation: a spec that Validate rejects is an error
+// here, naming the parameter, so that a configuration file's mistake shows when it is read.
 func (sp *Spec) UnmarshalJSON(data []byte) error {
 	parsed, err := readSpec(data, "")
 	if err == nil {
@@ -127,7 +128,7 @@ func readDoc(d specDoc[json.RawMessage], path string) (Spec, error) {
 	}
 	algo := d.Algo
 	if algo == "" {
-		algo = AlgoGCRA
+		algo = bareAlgo(Spec{Burst: d.Burst, In: d.In})
 	}
 	if algo.kind() == kindNone || algo.kind().inner() {
 		return Spec{}, paramError(path, "algo", "must be one of gcra, token, leaky, finite, window, sliding, buckets, count; got "+string(d.Algo))

@@ -3,6 +3,7 @@ package typed
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"time"
 
 	"github.com/numerus-closus/numerus/internal/kernel"
 )
@@ -219,8 +220,14 @@ func (p Policy) AppendState(b []byte, s State) []byte {
 // ErrMismatch when it was saved under another policy, and ErrCorrupt when it is truncated, has an
 // unknown version or describes a state p could never reach. It never panics. The encoding names
 // its policy by a hash of its notation, so a policy written otherwise is another policy here,
-// even one that DecidesLike p ("10/s" and "gcra 10/s burst 10"): decode under the policy the
+// even one that DecidesLike p ("gcra 10/s" and "gcra 10/s burst 1"): decode under the policy the
 // state was saved under, then hand the State over.
+//
+// The notation of a gcra, token or leaky leaf whose burst is left to its default named a burst of
+// its count before the default became 1. A State encoded then under p's notation that p could
+// never reach is read under the policy the notation named then, and carried over to p as
+// [Policy.Continue] carries it: each leaf holds the lesser of what it held and p's capacity, so
+// the State admits no more than p allows, nor more than it did.
 func (p Policy) DecodeState(data []byte) (State, error) {
 	c := p.c
 	if c == nil {
@@ -243,7 +250,26 @@ func (p Policy) DecodeState(data []byte) (State, error) {
 	if d.err != nil {
 		return State{}, d.err
 	}
-	return p.StateOf(ws)
+	s, err := p.StateOf(ws)
+	if err != nil {
+		if was, ok := p.legacy(); ok {
+			if held, heldErr := was.StateOf(ws); heldErr == nil {
+				return p.Continue(was, held, time.Time{}), nil // at the state's latest instant
+			}
+		}
+	}
+	return s, err
+}
+
+// legacy returns the policy that p's notation named when a burst left to its default was the
+// count, if that is another policy than p.
+func (p Policy) legacy() (Policy, bool) {
+	sp := p.c.spec.legacy()
+	if sp.Equal(p.c.spec) {
+		return Policy{}, false
+	}
+	was, err := Compile(sp)
+	return was, err == nil
 }
 
 func fingerprint(text string) uint32 {

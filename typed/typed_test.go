@@ -248,7 +248,7 @@ func TestAnswersAreTight(t *testing.T) {
 // third too.
 func TestPlannedAndOfFourGCRAs(t *testing.T) {
 	g := leafGen(AlgoGCRA)
-	four, err := FromSpec[And[And[GCRA, GCRA], And[GCRA, GCRA]]](MustParse(t, "(1/s & 2/s) & (3/s & 4/s)"))
+	four, err := FromSpec[And[And[GCRA, GCRA], And[GCRA, GCRA]]](MustParse(t, "(gcra 1/s & gcra 2/s) & (gcra 3/s & gcra 4/s)"))
 	require.NoError(t, err)
 	require.NotNil(t, four.p, "planned")
 	checkLikeRoot[And[And[GCRA, GCRA], And[GCRA, GCRA]]](t, pair(AlgoAnd, pair(AlgoAnd, g, g), pair(AlgoAnd, g, g)))

@@ -14,6 +14,7 @@ import (
 
 func ExampleMiddleware() {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // a fixed clock, for the output
+	// Per client address: 2 at once, then one every 10s (up to 2 in any 10 seconds).
 	lim, _ := keyed.New(memory.New(), keyed.Rate(1, 10*time.Second, 2), keyed.StringKey{},
 		keyed.WithClock(func() time.Time { return at }))
 	mw, _ := httplimit.New(lim, httplimit.FailClosed)

@@ -27,7 +27,7 @@ type Quota struct {
 // QuotaOf returns the quota that a policy advertises, under name:
 //
 //   - gcra, token, leaky: the burst, over the time the rate takes to grant it again (100/s burst
-//     200: q=200, w=2);
+//     200: q=200, w=2; gcra 10/s, of the default burst 1: q=1 over 100ms, advertised as w=1);
 //   - window, count, sliding, buckets: the limit over the window;
 //   - finite: the size, with no window;
 //   - And: the child of the least quota; Or: the child of the most (ties: the longer window) —
@@ -58,7 +58,7 @@ func quotaOf(sp typed.Spec) Quota {
 	case typed.AlgoGCRA, typed.AlgoToken, typed.AlgoLeaky:
 		burst := sp.Burst
 		if burst == 0 {
-			burst = sp.Count
+			burst = 1 // typed.Spec's default
 		}
 		return Quota{Limit: burst, Window: refill(burst, sp.Count, sp.Period)}
 	}

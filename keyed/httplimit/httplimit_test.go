@@ -22,7 +22,8 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func TestQuotaOf(t *testing.T) {
 	for text, want := range map[string]httplimit.Quota{
-		"10/s":                        {Limit: 10, Window: time.Second},
+		"10/s":                        {Limit: 10, Window: time.Second}, // the sliding log
+		"gcra 10/s":                   {Limit: 1, Window: 100 * time.Millisecond},
 		"gcra 100/s burst 200":        {Limit: 200, Window: 2 * time.Second},
 		"token 3/s burst 1":           {Limit: 1, Window: 333333334},
 		"leaky 1/h burst 5":           {Limit: 5, Window: 5 * time.Hour},

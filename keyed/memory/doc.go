@@ -52,12 +52,12 @@
 // memory back after traffic stops. A finite bucket never refills, so its charged subjects stay
 // until Reset.
 //
-// A live subject takes about 270 bytes with a key of 27 bytes (10^6 subjects measured by
-// BenchmarkBytesPerSubject): its entry, 256 bytes that hold the typed.State, the refusal kept
-// (see Concurrency) and a subject of up to 24 bytes (a longer one takes an allocation of its
-// own), and its slots in the shard's index and list. A check that debits reads its slot and the
-// first cache line of the entry, and writes the second, fetching both at once; it writes no
-// memory but the entry's. A check answered by the refusal kept writes no memory at all.
+// A live subject takes about 270 bytes under a GCRA (keyed.Rate), with a key of 27 bytes (10^6
+// subjects measured by BenchmarkBytesPerSubject): its entry, 256 bytes that hold the typed.State,
+// the refusal kept (see Concurrency) and a subject of up to 24 bytes (a longer one takes an
+// allocation of its own), and its slots in the shard's index and list. A check that debits reads
+// its slot and the first cache line of the entry, and writes the second, fetching both at once; it
+// writes no memory but the entry's. A check answered by the refusal kept writes no memory at all.
 //
 // # Concurrency
 //
@@ -81,13 +81,14 @@
 // compiled twice, as by two keyed.Limiters of one namespace) share the refusal kept, and a check
 // under one adopts it as the entry's policy under the entry's lock alone.
 //
-// Checks of an existing subject allocate nothing under every policy whose typed.State fits its
-// 12 inline words and holds no log: every algorithm but the sliding log and the bucketed sliding
-// window, and trees of them up to four GCRAs or three counters, say. Under a policy with a log, or
-// a larger tree, a TryAcquire makes two allocations, admitted or refused (but for a refusal that
-// the refusal kept answers): the state's extra block is copied before the debit, so that an And
-// refused by a later child leaves the earlier ones as they were (typed.Policy.DebitIn). A Peek of
-// a subject kept under the request's policy allocates nothing under any policy.
+// Checks of an existing subject allocate nothing under every policy whose typed.State fits its 12
+// inline words and holds no log: every algorithm but the sliding log and the bucketed sliding
+// window, and trees of them up to four GCRAs or three counters, say. Under a policy with a log
+// (keyed.PerSecond, PerMinute and PerHour are sliding logs: keyed.Rate's GCRA is the policy of no
+// allocation), or a larger tree, a TryAcquire makes two allocations, admitted or refused (but for a
+// refusal that the refusal kept answers): the state's extra block is copied before the debit, so
+// that an And refused by a later child leaves the earlier ones as they were (typed.Policy.DebitIn).
+// A Peek of a subject kept under the request's policy allocates nothing under any policy.
 //
 // The store is a keyed.Binder: a keyed.Limiter of string subjects checks them through
 // [Store.Bind], which hashes the namespace once, so that each check hashes and compares the

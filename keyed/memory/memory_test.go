@@ -68,9 +68,10 @@ func TestFramedKeysAllocateNothing(t *testing.T) {
 		t.Skip("the race detector makes sync.Pool drop items: allocation counts mean nothing")
 	}
 	ctx := context.Background()
-	ints, err := keyed.New(memory.New(), keyed.PerSecond(1_000_000), keyed.IntKey[int64]{})
+	gcra := keyed.Rate(1_000_000, time.Second, 1_000_000) // no log, whose debits allocate
+	ints, err := keyed.New(memory.New(), gcra, keyed.IntKey[int64]{})
 	require.NoError(t, err)
-	bytes, err := keyed.New(memory.New(), keyed.PerSecond(1_000_000), keyed.BytesKey{})
+	bytes, err := keyed.New(memory.New(), gcra, keyed.BytesKey{})
 	require.NoError(t, err)
 	subject := []byte("subject:42")
 	for name, check := range map[string]func(){
@@ -165,14 +166,14 @@ func TestEntriesOnlyBelowFull(t *testing.T) {
 	c := newFakeClock(t0)
 	s := memory.New(memory.WithClock(c.now), memory.WithShards(4))
 	ctx := context.Background()
-	l := limiter(t, s, keyed.PerSecond(10))
+	l := limiter(t, s, keyed.Rate(10, time.Second, 10))
 	_, _ = l.Peek(ctx, "peeked")
 	assert.Zero(t, s.Len(), "a Peek created an entry")
 	for i := range 1000 {
 		_, _ = l.TryAcquire(ctx, "old:"+strconv.Itoa(i), 1)
 	}
 	assert.Equal(t, 1000, s.Len())
-	one := limiter(t, s, keyed.PerMinute(1))
+	one := limiter(t, s, keyed.Rate(1, time.Minute, 1))
 	d, _ := one.TryAcquire(ctx, "old:0", 1) // continues with 1 of its 9 tokens, takes it: empty for a minute
 	require.True(t, d.Allowed)
 	c.advance(2 * time.Second) // every other old subject has been full for the grace
@@ -247,7 +248,7 @@ func bytesPerSubject(t testing.TB, n int) float64 {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	s := memory.New(memory.WithClock(c.now))
-	l := limiter(t, s, keyed.PerMinute(10))
+	l := limiter(t, s, keyed.Rate(10, time.Minute, 10)) // a GCRA, as the package doc's figure
 	for _, sub := range subjects {
 		if d, err := l.TryAcquire(ctx, sub, 1); err != nil || !d.Allowed {
 			t.Fatalf("subject %q refused", sub)
@@ -275,8 +276,8 @@ func TestRealClock(t *testing.T) {
 		}
 		d, _ := l.TryAcquire(ctx, "s", 1)
 		require.False(t, d.Allowed)
-		assert.Equal(t, keyed.WaitFor(500*time.Millisecond), d.RetryAfter)
-		time.Sleep(500 * time.Millisecond) // fake time in the bubble
+		assert.Equal(t, keyed.WaitFor(time.Second), d.RetryAfter, "the first token leaves the window")
+		time.Sleep(time.Second) // fake time in the bubble
 		d, _ = l.TryAcquire(ctx, "s", 1)
 		assert.True(t, d.Allowed)
 	})

@@ -37,7 +37,7 @@ func Core(sp typed.Spec) (numerus.Limiter, error) {
 func leaf(sp typed.Spec) (numerus.Limiter, error) {
 	rate, burst := numerus.Per(sp.Count, sp.Period), sp.Burst
 	if burst == 0 {
-		burst = sp.Count
+		burst = 1 // typed.Spec's default
 	}
 	switch sp.Algo {
 	case typed.AlgoGCRA:
