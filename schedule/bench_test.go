@@ -22,7 +22,7 @@ func BenchmarkWakeLateness(b *testing.B) {
 		lateness(b, func() time.Time {
 			_, from, _ := l.Debit(time.Now())
 			planned, _ := from.Time()
-			next, err := Wait(context.Background(), l, 1)
+			next, _, err := Wait(context.Background(), l, 1)
 			if err != nil {
 				b.Fatal(err)
 			}

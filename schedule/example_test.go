@@ -15,10 +15,10 @@ import (
 
 func ExampleWait() {
 	l := numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5))
-	l, err := schedule.Wait(context.Background(), l, 3) // a fresh GCRA admits its burst at once
-	fmt.Println(err, l.Status(time.Now()).Remaining)
+	l, at, err := schedule.Wait(context.Background(), l, 3) // a fresh GCRA admits its burst at once
+	fmt.Println(err, l.Status(at).Remaining)
 
-	_, err = schedule.Wait(context.Background(), l, 6)
+	_, _, err = schedule.Wait(context.Background(), l, 6)
 	fmt.Println(errors.Is(err, schedule.ErrNever))
 	// Output:
 	// <nil> 2
