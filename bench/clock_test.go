@@ -144,7 +144,7 @@ func takeGate(b *testing.B, perSecond int64) {
 	b.ReportAllocs()
 	start := time.Now()
 	for b.Loop() {
-		if err := g.Take(ctx, 1); err != nil {
+		if _, err := g.Take(ctx, 1); err != nil {
 			b.Fatal(err)
 		}
 	}

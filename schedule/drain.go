@@ -43,7 +43,7 @@ func drain[J any](ctx context.Context, g *Gate, jobs iter.Seq[J], do func(contex
 	}
 	var errs []error
 	for j := range jobs {
-		if err := g.Take(ctx, 1); err != nil {
+		if _, err := g.Take(ctx, 1); err != nil {
 			return append(errs, err)
 		}
 		if err := do(ctx, j); err != nil {

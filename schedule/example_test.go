@@ -46,6 +46,17 @@ func ExampleAcquire() {
 	// false true
 }
 
+// Take returns the instant it charged, read from the gate's clock as it lets the caller go: two
+// takes of a 100/s gate are charged at least 10ms apart, however late the second one's wake-up.
+func ExampleGate_Take() {
+	g := schedule.NewGate(numerus.Must(numerus.GCRA(numerus.PerSecond(100), 1)))
+	first, _ := g.Take(context.Background(), 1)
+	second, _ := g.Take(context.Background(), 1)
+	fmt.Println(second.Sub(first) >= 10*time.Millisecond)
+	// Output:
+	// true
+}
+
 func ExampleGate_Schedule() {
 	g := schedule.NewGate(numerus.Must(numerus.GCRA(numerus.PerSecond(2), 2)))
 	var start time.Time

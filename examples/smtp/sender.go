@@ -80,7 +80,7 @@ func (s *sender) send(ctx context.Context, seq, total int) error {
 		}
 		s.sum.Retried++
 		s.onTime = false
-		if err := s.gate.Take(ctx, 1); err != nil {
+		if _, err := s.gate.Take(ctx, 1); err != nil {
 			s.sum.Failed++
 			return fmt.Errorf("message %d: %w", seq, err)
 		}
