@@ -92,7 +92,7 @@ func ExampleGate_RetryAfter() {
 
 func ExampleDrain() {
 	g := schedule.NewGate(numerus.AlwaysAllow())
-	send := func(_ context.Context, to string) error {
+	send := func(_ context.Context, to string, _ time.Time) error {
 		if to == "bob@example.com" {
 			return fmt.Errorf("%s: 550 no such user", to)
 		}
