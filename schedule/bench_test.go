@@ -77,6 +77,15 @@ func BenchmarkGateQueue(b *testing.B) {
 	}
 }
 
+// BenchmarkGateQueueLate is BenchmarkGateQueue with every head run late after its wake-up, by a
+// microsecond, as on the system clock: each charge moves the turns behind it, so each new waiter
+// plays the queue afresh (about two debits per waiter). That is what keeping the quota costs.
+func BenchmarkGateQueueLate(b *testing.B) {
+	for _, n := range []int{1, 100, 10_000} {
+		b.Run("waiters="+strconv.Itoa(n), func(b *testing.B) { benchQueue(b, n, time.Microsecond) })
+	}
+}
+
 // benchQueue keeps n waiters queued on a gate of 1/ms, taking one more and running the head, late
 // by late after its wake-up, at each iteration.
 func benchQueue(b *testing.B, n int, late time.Duration) {
