@@ -16,8 +16,10 @@ import (
 // TestGateAccuracyUnderContention: 1,000 goroutines take from one gate of policy 50/s burst 10
 // for 60 s of virtual time (the closed span [start, start+60s]). The gate admits exactly the
 // admissions the pure planner lists for that span, at exactly its instants: 10 at once, then one
-// every 20 ms, 10 + 50·60 in all. Replaying them through a fresh limiter proves it never admitted
-// more than the policy at any instant; the count proves it lost none to contention.
+// every 20 ms, 10 + 50·60 in all; each Take returns the instant it was charged at, which is the
+// instant it returned (time stands still while goroutines run). Replaying them through a fresh
+// limiter proves it never admitted more than the policy at any instant; the count proves it lost
+// none to contention.
 func TestGateAccuracyUnderContention(t *testing.T) {
 	const goroutines, span = 1000, 60 * time.Second
 	policy := gcra(t, numerus.PerSecond(50), 10)
@@ -42,9 +44,16 @@ func TestGateAccuracyUnderContention(t *testing.T) {
 		var wg sync.WaitGroup
 		for range goroutines {
 			wg.Go(func() {
-				for g.Take(ctx, 1) == nil {
+				for {
+					at, err := g.Take(ctx, 1)
+					if err != nil {
+						return
+					}
+					if !at.Equal(time.Now()) {
+						t.Errorf("charged at %v, returned at %v", at, time.Now())
+					}
 					mu.Lock()
-					got = append(got, time.Now())
+					got = append(got, at)
 					mu.Unlock()
 				}
 			})

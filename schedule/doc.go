@@ -5,9 +5,10 @@
 // # Waiting
 //
 // [Wait] sleeps until a limiter value that one goroutine owns admits a debit, and returns the
-// limiter that follows. It never sleeps for nothing: a debit the limiter will never admit fails at
-// once with [ErrNever], and one it would admit only past the context's deadline fails at once with
-// a [*DeadlineError] (which matches [context.DeadlineExceeded]).
+// limiter that follows and the instant it charged. It never sleeps for nothing: a debit the
+// limiter will never admit fails at once with [ErrNever], and one it would admit only past the
+// context's deadline fails at once with a [*DeadlineError] (which matches
+// [context.DeadlineExceeded]).
 //
 // [Acquire] is the same wait for a per-subject limit of package keyed: it checks, and sleeps out
 // each refusal's RetryAfter, until a check is admitted. With a store that several processes share
@@ -17,17 +18,19 @@
 //
 // A [Gate] holds a limiter that many goroutines share. [Gate.Take] waits in a first-in, first-out
 // queue, [Gate.TryTake] never waits and never passes a waiter. One timer serves the head of the
-// queue and wakes only the waiters it admits. A cancelled waiter leaves the queue and takes
-// nothing. [Gate.Pause] and [Gate.RetryAfter] hold the gate closed until an instant an upstream
-// names, keeping the limiter's state: a 429 Retry-After, an SMTP 421, 450 or 451. A waiter whose
-// turn a pause moves to or past its context's deadline fails then, with a [*DeadlineError].
-// [Gate.Schedule] runs the pure planner [numerus.Schedule] on the gate's state: exact ETAs.
+// queue and wakes only the head; a waiter, once charged, wakes the next if its turn has come. A
+// cancelled waiter leaves the queue and takes nothing. [Gate.Pause] and [Gate.RetryAfter] hold
+// the gate closed until an instant an upstream names, keeping the limiter's state: a 429
+// Retry-After, an SMTP 421, 450 or 451. A waiter whose turn a pause moves to or past its
+// context's deadline fails then, with a [*DeadlineError]. [Gate.Schedule] runs the pure planner
+// [numerus.Schedule] on the gate's state: exact ETAs, for wake-ups on time.
 //
 // # Draining
 //
 // [Drain] and [DrainChan] run a function for each job of an [iter.Seq] or a channel, one token
-// per job, at the gate's pace. By default they stop at the first job that fails; with
-// [ContinueOnError] they run every job and join the errors.
+// per job, at the gate's pace, and pass it the instant the job's token was charged at. By
+// default they stop at the first job that fails; with [ContinueOnError] they run every job and
+// join the errors.
 //
 // # Time
 //
@@ -42,34 +45,35 @@
 // A Gate reads the wall clock once, when it is made, and after that only the monotonic clock, so
 // its instants never step back and a wall clock set back (by NTP, by hand, by a restored VM)
 // does not hold its takes for the length of the step; Pause reads the caller's instant by its
-// monotonic reading. Wait reads time.Now at each call, so a wall clock set back between two Waits
-// on one limiter holds the second for the step: share a long-lived limiter through a Gate. Both
-// debit each admission at the turn their timer was set for (see Performance).
+// monotonic reading. Wait reads time.Now, so a wall clock set back between two Waits on one
+// limiter holds the second for the step: share a long-lived limiter through a Gate.
+//
+// Every admission, through a Gate or Wait, is charged at the instant it lets its caller go, read
+// from the clock after the wake-up, so the instants at which callers go never exceed the policy;
+// a late wake-up costs throughput, never the quota. Take and Wait return that instant, and Drain
+// passes it on: a caller that records it can check its traffic against the policy.
 //
 // # Concurrency
 //
 // A Gate is safe for concurrent use and must not be copied. Wait, Drain and DrainChan start no
-// goroutine, nor does Acquire. A Gate arms at most one timer (time.AfterFunc), whose function runs only when it
-// fires, and none stays armed once no one waits.
+// goroutine, nor does Acquire. A Gate arms at most one timer (time.AfterFunc), whose function
+// only wakes the head, and none stays armed once no one waits. The woken waiter's own goroutine
+// takes the gate's lock, reads the clock, charges itself and hands on.
 //
 // # Performance
 //
 // A take that goes through at once costs one debit of the limiter. A take that must wait first
 // finds its turn behind the waiters, to fail at once if it would come too late. The gate keeps
 // the queue played through the planner, and each new waiter extends that play by its own take:
-// about two debits, however many wait ahead (BenchmarkGateQueue). A refused TryTake and Schedule
-// read the same play, which starts at the head's turn when that has passed and its wake-up is
-// late (the wake-up admits it at its turn, see below). It is played afresh, about two debits per
-// waiter, by the first of these calls after a waiter left or after a pause.
+// about two debits, however many wait ahead (BenchmarkGateQueue). A waiter charged at its turn
+// keeps the play. One charged later, a waiter that leaves, or a pause makes the next take that
+// must wait, refused TryTake or Schedule play the queue afresh, about two debits per waiter
+// (BenchmarkGateQueueLate). On the system clock nearly every waiter that waited is charged late.
 //
-// Every wake-up is a timer's: how late it comes is the runtime's timer latency, which
-// BenchmarkWakeLateness measures. That lateness is not taken from the rate: a Gate and Wait debit
-// each admission at the turn its timer was set for, so the turns forecast stand, a waiter goes at
-// most one wake-up's lateness after its turn, and waiters whose turns passed while a timer was
-// late go at once. A waiter that leaves while its wake-up is late moves those behind it up from
-// its turn, as the wake-up would have, not from the late instant. The calls they let go may
-// therefore come closer together than the policy's interval by at most that lateness, as with
-// any sender whose calls cross a network.
+// Every wake-up is a timer's: it comes late by the runtime's timer latency, which
+// BenchmarkWakeLateness measures, and by the time the woken goroutine waits to run. The turns
+// behind count from the instant charged, so lateness slows the pace a little and never lets
+// callers go closer together than the policy allows.
 //
 // # Errors
 //

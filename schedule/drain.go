@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"time"
 )
 
 // An Option changes how Drain and DrainChan treat the errors of jobs.
@@ -21,8 +22,9 @@ func (f optionFunc) apply(c *drainConfig) { f(c) }
 func ContinueOnError() Option { return optionFunc(func(c *drainConfig) { c.keepGoing = true }) }
 
 // Drain runs do for each job of jobs, one at a time and in order, each after taking one token from
-// g: at the pace the gate allows. It pulls a job before taking its token, so an exhausted source
-// consumes nothing. A job that fails has consumed its token.
+// g: at the pace the gate allows. It passes do the instant the token was charged at, which
+// Gate.Take returns. It pulls a job before taking its token, so an exhausted source consumes
+// nothing. A job that fails has consumed its token.
 //
 // Job errors follow the policy the options choose: by default Drain stops at the first and returns
 // it; with ContinueOnError it runs them all and returns them joined. Whatever the policy, Drain
@@ -31,22 +33,23 @@ func ContinueOnError() Option { return optionFunc(func(c *drainConfig) { c.keepG
 //
 // Several goroutines may drain through one gate: they share its pace, and its pauses. A job may
 // call g.RetryAfter to hold every drain back, as when an upstream answers "slow down".
-func Drain[J any](ctx context.Context, g *Gate, jobs iter.Seq[J], do func(context.Context, J) error, opts ...Option) error {
+func Drain[J any](ctx context.Context, g *Gate, jobs iter.Seq[J], do func(context.Context, J, time.Time) error, opts ...Option) error {
 	return join(drain(ctx, g, jobs, do, opts))
 }
 
 // drain runs the jobs and returns the errors Drain reports.
-func drain[J any](ctx context.Context, g *Gate, jobs iter.Seq[J], do func(context.Context, J) error, opts []Option) []error {
+func drain[J any](ctx context.Context, g *Gate, jobs iter.Seq[J], do func(context.Context, J, time.Time) error, opts []Option) []error {
 	var cfg drainConfig
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
 	var errs []error
 	for j := range jobs {
-		if err := g.Take(ctx, 1); err != nil {
+		at, err := g.Take(ctx, 1)
+		if err != nil {
 			return append(errs, err)
 		}
-		if err := do(ctx, j); err != nil {
+		if err := do(ctx, j, at); err != nil {
 			errs = append(errs, err)
 			if !cfg.keepGoing {
 				return errs
@@ -67,7 +70,7 @@ func join(errs []error) error {
 // DrainChan is Drain over the jobs received from a channel, until it is closed or ctx is done.
 // Several goroutines may drain one channel through one gate: a pool of workers at one pace. A job
 // received while ctx is done, or whose take fails, does not run and is not sent back.
-func DrainChan[J any](ctx context.Context, g *Gate, jobs <-chan J, do func(context.Context, J) error, opts ...Option) error {
+func DrainChan[J any](ctx context.Context, g *Gate, jobs <-chan J, do func(context.Context, J, time.Time) error, opts ...Option) error {
 	var done error
 	received := func(yield func(J) bool) {
 		for {

@@ -15,19 +15,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// ran records the jobs a drain ran and when.
-type ran struct {
+// jobLog records the jobs a drain ran and the instants their tokens were charged at, which in a
+// bubble are the instants they ran at (time stands still while goroutines run).
+type jobLog struct {
 	mu   sync.Mutex
 	jobs []int
 	at   []time.Duration
 }
 
-func (r *ran) do(fail func(int) bool) func(context.Context, int) error {
-	return func(_ context.Context, j int) error {
+func (r *jobLog) do(fail func(int) bool) func(context.Context, int, time.Time) error {
+	return func(_ context.Context, j int, at time.Time) error {
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		if !at.Equal(time.Now()) {
+			return fmt.Errorf("job %d charged at %v, run at %v", j, at, time.Now())
+		}
 		r.jobs = append(r.jobs, j)
-		r.at = append(r.at, elapsed())
+		r.at = append(r.at, at.Sub(bubbleStart))
 		if fail != nil && fail(j) {
 			return fmt.Errorf("job %d failed", j)
 		}
@@ -46,7 +50,7 @@ func TestDrainRunsJobsAtThePlannersInstants(t *testing.T) {
 				break
 			}
 		}
-		var r ran
+		var r jobLog
 		require.NoError(t, Drain(t.Context(), NewGate(l), slices.Values([]int{0, 1, 2, 3, 4, 5, 6}), r.do(nil)))
 		assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6}, r.jobs)
 		assert.Equal(t, want, r.at)
@@ -57,7 +61,7 @@ func TestDrainRunsJobsAtThePlannersInstants(t *testing.T) {
 func TestDrainStopsAtTheFirstError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := NewGate(gcra(t, numerus.PerSecond(10), 1))
-		var r ran
+		var r jobLog
 		err := Drain(t.Context(), g, slices.Values([]int{0, 1, 2, 3}), r.do(func(j int) bool { return j == 1 }))
 		require.EqualError(t, err, "job 1 failed", "the job's error, as it is")
 		assert.Equal(t, []int{0, 1}, r.jobs)
@@ -68,7 +72,7 @@ func TestDrainStopsAtTheFirstError(t *testing.T) {
 
 func TestDrainContinueOnErrorJoinsThemAll(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var r ran
+		var r jobLog
 		err := Drain(t.Context(), NewGate(numerus.AlwaysAllow()), slices.Values([]int{0, 1, 2, 3, 4}),
 			r.do(func(j int) bool { return j%2 == 1 }), ContinueOnError())
 		require.EqualError(t, err, "job 1 failed\njob 3 failed")
@@ -81,7 +85,7 @@ func TestDrainContinueOnErrorJoinsThemAll(t *testing.T) {
 
 func TestDrainStopsWhenATakeFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var r ran
+		var r jobLog
 		g := NewGate(numerus.Must(numerus.FiniteBucket(2)))
 		err := Drain(t.Context(), g, slices.Values([]int{0, 1, 2, 3}), r.do(func(j int) bool { return j == 0 }), ContinueOnError())
 		require.ErrorIs(t, err, ErrNever)
@@ -90,7 +94,7 @@ func TestDrainStopsWhenATakeFails(t *testing.T) {
 
 		ctx, cancel := context.WithCancel(t.Context())
 		time.AfterFunc(time.Second+time.Millisecond, cancel)
-		r = ran{}
+		r = jobLog{}
 		g = NewGate(gcra(t, numerus.PerSecond(1), 1))
 		err = Drain(ctx, g, slices.Values([]int{0, 1, 2, 3}), r.do(succeed))
 		require.ErrorIs(t, err, context.Canceled)
@@ -112,7 +116,7 @@ func TestDrainChan(t *testing.T) {
 				jobs <- j
 			}
 		}()
-		var r ran
+		var r jobLog
 		require.NoError(t, DrainChan(t.Context(), NewGate(gcra(t, numerus.PerSecond(10), 1)), jobs, r.do(nil)))
 		assert.Equal(t, []int{0, 1, 2, 3, 4}, r.jobs)
 		assert.Equal(t, 400*time.Millisecond, r.at[4])
@@ -125,7 +129,7 @@ func TestDrainChanStopsWhenCancelledWhileIdle(t *testing.T) {
 		jobs <- 7
 		ctx, cancel := context.WithCancel(t.Context())
 		time.AfterFunc(time.Minute, cancel)
-		var r ran
+		var r jobLog
 		err := DrainChan(ctx, NewGate(numerus.AlwaysAllow()), jobs, r.do(func(int) bool { return true }), ContinueOnError())
 		require.ErrorIs(t, err, context.Canceled)
 		assert.ErrorContains(t, err, "job 7 failed")
@@ -145,7 +149,7 @@ func TestDrainChanWorkersShareTheGate(t *testing.T) {
 			}
 		}()
 		g := NewGate(gcra(t, numerus.PerSecond(10), 5))
-		var r ran
+		var r jobLog
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Go(func() { assert.NoError(t, DrainChan(t.Context(), g, jobs, r.do(nil))) })
@@ -161,7 +165,7 @@ func TestDrainErrorPolicyIsPerCall(t *testing.T) {
 	var errs []error
 	for _, opts := range [][]Option{nil, {ContinueOnError()}} {
 		err := Drain(context.Background(), NewGate(numerus.AlwaysAllow()), slices.Values([]int{1, 2}),
-			func(context.Context, int) error { return errors.New("x") }, opts...)
+			func(context.Context, int, time.Time) error { return errors.New("x") }, opts...)
 		errs = append(errs, err)
 	}
 	assert.EqualError(t, errs[0], "x")
@@ -173,7 +177,7 @@ func TestDrainErrorPolicyIsPerCall(t *testing.T) {
 func TestContinueOnErrorOneError(t *testing.T) {
 	errX := errors.New("x")
 	err := Drain(context.Background(), NewGate(numerus.AlwaysAllow()), slices.Values([]int{1, 2}),
-		func(_ context.Context, j int) error {
+		func(_ context.Context, j int, _ time.Time) error {
 			if j == 1 {
 				return errX
 			}

@@ -15,10 +15,10 @@ import (
 
 func ExampleWait() {
 	l := numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5)) // 5 at once, then one every 100ms
-	l, err := schedule.Wait(context.Background(), l, 3)       // a fresh GCRA admits its burst at once
-	fmt.Println(err, l.Status(time.Now()).Remaining)
+	l, at, err := schedule.Wait(context.Background(), l, 3)   // a fresh GCRA admits its burst at once
+	fmt.Println(err, l.Status(at).Remaining)
 
-	_, err = schedule.Wait(context.Background(), l, 6)
+	_, _, err = schedule.Wait(context.Background(), l, 6)
 	fmt.Println(errors.Is(err, schedule.ErrNever))
 	// Output:
 	// <nil> 2
@@ -45,6 +45,17 @@ func ExampleAcquire() {
 	// true 1 <nil>
 	// true 0 <nil>
 	// false true
+}
+
+// Take returns the instant it charged, read from the gate's clock as it lets the caller go: two
+// takes of a 100/s gate are charged at least 10ms apart, however late the second one's wake-up.
+func ExampleGate_Take() {
+	g := schedule.NewGate(numerus.Must(numerus.GCRA(numerus.PerSecond(100), 1)))
+	first, _ := g.Take(context.Background(), 1)
+	second, _ := g.Take(context.Background(), 1)
+	fmt.Println(second.Sub(first) >= 10*time.Millisecond)
+	// Output:
+	// true
 }
 
 func ExampleGate_Schedule() {
@@ -83,7 +94,7 @@ func ExampleGate_RetryAfter() {
 
 func ExampleDrain() {
 	g := schedule.NewGate(numerus.AlwaysAllow())
-	send := func(_ context.Context, to string) error {
+	send := func(_ context.Context, to string, _ time.Time) error {
 		if to == "bob@example.com" {
 			return fmt.Errorf("%s: 550 no such user", to)
 		}

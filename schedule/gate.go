@@ -2,7 +2,6 @@ package schedule
 
 import (
 	"context"
-	"iter"
 	"slices"
 	"sync"
 	"time"
@@ -18,8 +17,11 @@ import (
 //   - Waiters are served first in, first out: a waiter that asks for much blocks those behind it
 //     until it is served, so it is never starved by a stream of small takes. TryTake does not pass
 //     waiters either.
-//   - One timer, armed for the waiter at the head of the queue, wakes only the waiters it admits,
-//     each once: no thundering herd, and no goroutine of the gate's own between wake-ups.
+//   - Every take is charged at the instant the gate lets its caller go, read from the gate's clock
+//     by the caller's own goroutine once it is woken: a late wake-up costs time, never quota.
+//   - One timer, armed for the waiter at the head of the queue, wakes only that waiter; once
+//     charged, it wakes the next if that one may go, or arms the timer for it. No thundering herd,
+//     and no goroutine of the gate's own.
 //   - A waiter whose context is done leaves the queue and consumes nothing.
 //   - Pause and RetryAfter hold the gate closed until an instant the upstream names (a 429 with
 //     Retry-After, an SMTP 421): pull-fashion quotas on top of the limiter's own push-fashion one.
@@ -35,8 +37,7 @@ type Gate struct {
 	paused time.Time   // nothing is admitted before it
 	queue  []*waiter   // the head is queue[0]
 	plan   plan        // the queue played through the planner, while it stands
-	timer  clock.Timer // armed for the head, or nil
-	due    time.Time   // the instant the timer is armed for
+	timer  clock.Timer // armed for the head's turn, or nil
 	gen    uint64      // bumped at each disarm, so a timer that fired late does nothing
 }
 
@@ -44,8 +45,8 @@ type waiter struct {
 	cost     int64
 	turn     time.Time     // the instant the plan admits it at
 	deadline time.Time     // its context's, or zero for none
-	done     chan struct{} // closed when served: admitted, or failed with err
-	err      error
+	wake     chan struct{} // holds a token once it is the head and may go, or has failed
+	err      error         // why the gate failed it and took it out of the queue, or nil
 }
 
 // NewGate returns a gate holding l, reading the system clock steadily: the wall time at NewGate
@@ -71,9 +72,9 @@ func (g *Gate) lock() time.Time {
 }
 
 // TryTake takes cost tokens now if nobody waits, the gate is not paused and the limiter admits
-// them; it never waits. If it takes, from is now. If not, from is when this take would be
-// admitted behind the current waiters if nothing else happened, or Never. A cost below 1 is a
-// programmer error: TryTake panics.
+// them; it never waits. If it takes, from is now, the instant charged. If not, from is when this
+// take would be admitted behind the current waiters if nothing else happened, or Never. A cost
+// below 1 is a programmer error: TryTake panics.
 func (g *Gate) TryTake(cost int64) (from numerus.NextDebitable, ok bool) {
 	checkCost(cost)
 	now := g.lock()
@@ -84,69 +85,108 @@ func (g *Gate) TryTake(cost int64) (from numerus.NextDebitable, ok bool) {
 	return g.forecast(now, cost), false
 }
 
-// Take waits its turn and takes cost tokens. It returns nil once they are taken. It returns at
-// once with an error, taking nothing, when ctx is already done, when the gate will never admit
-// cost (an error matching ErrNever), or when its turn would come only at or after ctx's deadline
-// (a *DeadlineError, matching context.DeadlineExceeded). If ctx is done while it waits, it leaves
-// the queue, takes nothing and returns ctx.Err(); if a Pause moves its turn to or past ctx's
-// deadline, it leaves at once with a *DeadlineError. A cost below 1 is a programmer error: Take
-// panics.
-func (g *Gate) Take(ctx context.Context, cost int64) error {
+// Take waits its turn, takes cost tokens and returns the instant they were charged at: the gate's
+// clock read after its last wake-up, just before Take returns. A wake-up that comes late charges
+// the late instant, and those behind count from there; a waiter refused at its wake-up waits
+// again in its place.
+//
+// Take returns at once with the zero time and an error, taking nothing, when ctx is already done,
+// when the gate will never admit cost (an error matching ErrNever), or when its turn would come
+// only at or after ctx's deadline (a *DeadlineError, matching context.DeadlineExceeded). If ctx
+// is done while it waits, it leaves the queue, takes nothing and returns ctx.Err(); if a Pause
+// moves its turn to or past ctx's deadline, it leaves at once with a *DeadlineError. A cost below
+// 1 is a programmer error: Take panics.
+func (g *Gate) Take(ctx context.Context, cost int64) (time.Time, error) {
 	checkCost(cost)
 	if err := ctx.Err(); err != nil {
-		return err
+		return time.Time{}, err
 	}
 	deadline, _ := ctx.Deadline()
-	w, err := g.enqueue(cost, deadline)
+	at, w, err := g.enqueue(cost, deadline)
 	if w == nil {
-		return err
+		return at, err
 	}
-	select {
-	case <-w.done:
-		return w.err
-	case <-ctx.Done():
-		return g.cancel(w, ctx.Err())
+	for {
+		select {
+		case <-w.wake:
+		case <-ctx.Done():
+		}
+		if err := ctx.Err(); err != nil {
+			return time.Time{}, g.cancel(w, err)
+		}
+		if at, ok, err := g.claim(w); ok || err != nil {
+			return at, err
+		}
 	}
 }
 
-// enqueue takes cost at once (nil, nil), fails (nil, err), or queues a waiter for it. A zero
-// deadline is none.
-func (g *Gate) enqueue(cost int64, deadline time.Time) (*waiter, error) {
+// enqueue takes cost at once (now, nil, nil), fails (zero, nil, err), or queues a waiter for it. A
+// zero deadline is none.
+func (g *Gate) enqueue(cost int64, deadline time.Time) (time.Time, *waiter, error) {
 	now := g.lock()
 	defer g.mu.Unlock()
 	if g.admit(now, cost) {
-		return nil, nil
+		return now, nil, nil
 	}
 	l, at, ok := g.behind(now, cost)
 	if !ok {
-		return nil, never(g.l, cost)
+		return time.Time{}, nil, never(g.l, cost)
 	}
 	if !deadline.IsZero() && !at.Before(deadline) {
-		return nil, &DeadlineError{At: at, Deadline: deadline}
+		return time.Time{}, nil, &DeadlineError{At: at, Deadline: deadline}
 	}
-	w := &waiter{cost: cost, turn: at, deadline: deadline, done: make(chan struct{})}
+	w := &waiter{cost: cost, turn: at, deadline: deadline, wake: make(chan struct{}, 1)}
 	g.extend(w, l)
 	if len(g.queue) == 1 {
-		g.serve(now, now)
+		g.handOn(now)
 	}
-	return w, nil
+	return time.Time{}, w, nil
 }
 
-// cancel takes w out of the queue and returns err, unless w was served meanwhile: then what it
-// was served stands.
+// claim is the step of w's own goroutine once woken. If the gate failed w, it returns w's error.
+// Otherwise w is the head: claim debits its cost at now, takes it out of the queue, hands on to
+// the next head and returns now and true; or, if the gate is paused or the limiter refuses at
+// now, it leaves w in its place with the timer armed for its turn, and returns false. A refusal
+// that waiting cannot cure fails w with ErrNever instead, and hands on.
+func (g *Gate) claim(w *waiter) (time.Time, bool, error) {
+	now := g.lock()
+	defer g.mu.Unlock()
+	if w.err != nil {
+		return time.Time{}, false, w.err
+	}
+	if now.Before(g.paused) {
+		g.handOn(now)
+		return time.Time{}, false, nil
+	}
+	next, from, ok := g.l.DebitN(now, w.cost)
+	if !ok {
+		g.plan.valid = false
+		g.disarm()
+		if turn, ok := later(now, from); !g.goOn(now, turn, ok) {
+			g.handOn(now)
+		}
+		return time.Time{}, false, w.err
+	}
+	g.l = next
+	g.plan.served(w, now)
+	g.pop()
+	g.handOn(now)
+	return now, true, nil
+}
+
+// cancel takes w out of the queue and returns err, unless the gate failed w meanwhile: then w's
+// error stands. A head that leaves, woken or not, hands on to the next from now.
 func (g *Gate) cancel(w *waiter, err error) error {
 	now := g.lock()
 	defer g.mu.Unlock()
-	select {
-	case <-w.done:
+	if w.err != nil {
 		return w.err
-	default:
 	}
 	i := slices.Index(g.queue, w)
 	g.queue = slices.Delete(g.queue, i, i+1)
 	g.plan.valid = false
-	if i == 0 { // from the turn of a late wake-up, if one is due: see start
-		g.serve(g.start(now), now)
+	if i == 0 {
+		g.handOn(now)
 	}
 	return err
 }
@@ -163,43 +203,70 @@ func (g *Gate) admit(now time.Time, cost int64) bool {
 	return ok
 }
 
-// serve admits, in order, the waiters at the head of the queue whose turns have come by now, each
-// at its turn, and arms the timer for the first whose turn has not. Turns are counted from at: now,
-// or the instant a timer that fired late was armed for, so that a timer's lateness is not taken
-// from the rate (each admission is the policy's interval after the last on the limiter's
-// timeline, and the forecasts stay exact) and the waiters whose turns passed meanwhile go at once.
-func (g *Gate) serve(at, now time.Time) {
+// handOn lets the head of the queue go on from now: it wakes the head if its turn has come, or
+// arms the timer for its turn; a head that has none fails with ErrNever, and the next is handed
+// on to. It debits nothing: the head's own goroutine does, at the instant it runs (see claim).
+func (g *Gate) handOn(now time.Time) {
 	g.disarm()
-	for steps := 0; len(g.queue) > 0; {
-		w := g.queue[0]
-		if at = latest(at, g.paused); now.Before(at) {
-			g.arm(now, at)
+	for len(g.queue) > 0 {
+		turn, ok := g.headTurn(g.start(now))
+		if g.goOn(now, turn, ok) {
 			return
 		}
-		next, from, ok := g.l.DebitN(at, w.cost)
-		if !ok {
-			if t, finite := from.Time(); finite && t.After(at) { // its turn, by now or later
-				if steps++; steps > numerus.MaxSearch { // a limiter not tight at its answers
-					t = latest(t, now)
-				}
-				at = t
-				continue
-			}
-			w.err = never(g.l, w.cost) // Never, or a refusal no lawful limiter answers
-		} else {
-			g.l = next
-		}
-		g.plan.served(w, at, ok)
-		steps = 0
-		g.queue[0] = nil
-		g.queue = g.queue[1:]
-		close(w.done)
+	}
+}
+
+// headTurn returns the head's turn from at: the plan's if it stands, else the limiter's answer
+// at at (a debit whose result is dropped); false if the head has none.
+func (g *Gate) headTurn(at time.Time) (time.Time, bool) {
+	w := g.queue[0]
+	if g.plan.ok && g.plan.standsAt(at, w) {
+		return w.turn, true
+	}
+	_, from, ok := g.l.DebitN(at, w.cost)
+	if ok {
+		return at, true
+	}
+	return later(at, from)
+}
+
+// goOn wakes the head if turn has come by now, or arms the timer for turn, and returns true; if
+// the head has no turn (ok false), it fails it with ErrNever and returns false. The timer is
+// disarmed.
+func (g *Gate) goOn(now, turn time.Time, ok bool) bool {
+	switch {
+	case !ok:
+		w := g.pop()
+		w.err = never(g.l, w.cost)
+		wake(w)
+		g.plan.valid = false
+		return false
+	case now.Before(turn):
+		g.arm(now, turn)
+	default:
+		wake(g.queue[0])
+	}
+	return true
+}
+
+// pop takes the head out of the queue and returns it.
+func (g *Gate) pop() *waiter {
+	w := g.queue[0]
+	g.queue[0] = nil
+	g.queue = g.queue[1:]
+	return w
+}
+
+// wake gives w a token, unless it holds one.
+func wake(w *waiter) {
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 }
 
 func (g *Gate) arm(now, at time.Time) {
 	gen := g.gen
-	g.due = at
 	g.timer = g.clk.AfterFunc(at.Sub(now), func() { g.fire(gen) })
 }
 
@@ -211,12 +278,14 @@ func (g *Gate) disarm() {
 	}
 }
 
+// fire wakes the head, for which the timer of generation gen was armed, unless the timer was
+// disarmed since.
 func (g *Gate) fire(gen uint64) {
-	now := g.lock()
+	g.lock()
 	defer g.mu.Unlock()
 	if gen == g.gen {
 		g.timer = nil
-		g.serve(earliest(g.due, now), now)
+		wake(g.queue[0])
 	}
 }
 
@@ -253,24 +322,24 @@ func (g *Gate) pause(now, until time.Time) {
 	g.plan.valid = false
 	if len(g.queue) > 0 {
 		g.dropLate(now)
-		g.serve(now, now)
+		g.handOn(now)
 	}
 }
 
 // dropLate plays the queue through the planner from now and fails, with a *DeadlineError, each
 // waiter whose turn comes at or after its deadline, without charging its cost to those behind it.
 func (g *Gate) dropLate(now time.Time) {
-	l, at := g.l, latest(now, g.paused)
+	l, at := g.l, g.start(now)
 	kept := g.queue[:0]
 	for i, w := range g.queue {
 		next, turn, ok := first(l, at, w.cost)
-		if !ok { // never admitted: serve tells it so, in its turn
+		if !ok { // never admitted: handOn tells it so, in its turn
 			kept = append(kept, g.queue[i:]...)
 			break
 		}
 		if !w.deadline.IsZero() && !turn.Before(w.deadline) {
 			w.err = &DeadlineError{At: turn, Deadline: w.deadline}
-			close(w.done)
+			wake(w)
 			continue
 		}
 		l, at = next, turn
@@ -285,143 +354,4 @@ func (g *Gate) Limiter() numerus.Limiter {
 	g.lock()
 	defer g.mu.Unlock()
 	return g.l
-}
-
-// Schedule applies the pure planner, numerus.Schedule, to the gate as it is now: the instants at
-// which back-to-back takes of cost would be admitted, behind the current waiters and after the
-// pause, if nothing else took from the gate; each with the limiter that would follow. It is a
-// snapshot: the gate is not changed, and later takes do not change the sequence.
-func (g *Gate) Schedule(cost int64) iter.Seq2[time.Time, numerus.Limiter] {
-	checkCost(cost)
-	now := g.lock()
-	defer g.mu.Unlock()
-	l, at, ok := g.afterQueue(now)
-	if !ok {
-		return func(func(time.Time, numerus.Limiter) bool) {}
-	}
-	return numerus.Schedule(l, at, cost)
-}
-
-// forecast returns when a take of cost would be admitted behind the waiters.
-func (g *Gate) forecast(now time.Time, cost int64) numerus.NextDebitable {
-	if _, at, ok := g.behind(now, cost); ok {
-		return numerus.DebitableFrom(at)
-	}
-	return numerus.Never()
-}
-
-// behind returns the limiter after a take of cost behind the waiters, and that take's turn;
-// false if it is never admitted.
-func (g *Gate) behind(now time.Time, cost int64) (numerus.Limiter, time.Time, bool) {
-	l, at, ok := g.afterQueue(now)
-	if ok {
-		l, at, ok = first(l, at, cost)
-	}
-	return l, at, ok
-}
-
-// afterQueue plays the queue through the planner from start(now): the limiter once every waiter
-// is served, and the instant the last one is; false if one never is. It answers from the plan
-// while the plan stands, and otherwise plays the queue again and keeps that as the plan.
-func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
-	start := g.start(now)
-	if len(g.queue) == 0 {
-		return g.l, start, true
-	}
-	if g.plan.standsAt(start, g.queue[0]) {
-		return g.plan.l, g.plan.at, g.plan.ok
-	}
-	l, at, ok := g.l, start, true
-	for _, w := range g.queue {
-		if ok {
-			l, at, ok = first(l, at, w.cost)
-		}
-		w.turn = at
-	}
-	g.plan = plan{valid: true, l: l, at: at, ok: ok}
-	return l, at, ok
-}
-
-// start returns the instant the queue's play starts from: now, or the end of the pause, or the
-// instant the head's timer was armed for if that has passed (its wake-up is late, and admits the
-// head at that instant).
-func (g *Gate) start(now time.Time) time.Time {
-	at := latest(now, g.paused)
-	if g.timer != nil && g.due.Before(at) {
-		return g.due
-	}
-	return at
-}
-
-// extend queues w, whose turn behind the waiters leaves the limiter l, and makes the plan
-// include it: the caller found that turn by behind, whose play of the queue is the plan.
-func (g *Gate) extend(w *waiter, l numerus.Limiter) {
-	g.queue = append(g.queue, w)
-	g.plan = plan{valid: true, l: l, at: w.turn, ok: true}
-}
-
-// earliest returns the earlier of a and b.
-func earliest(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-// latest returns the later of a and b.
-func latest(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return b
-	}
-	return a
-}
-
-// first returns the limiter after the first admission of cost from at, and its instant: the first
-// element of numerus.Schedule(l, at, cost), without the iterator.
-func first(l numerus.Limiter, at time.Time, cost int64) (numerus.Limiter, time.Time, bool) {
-	for range numerus.MaxSearch {
-		next, from, ok := l.DebitN(at, cost)
-		if ok {
-			return next, at, true
-		}
-		t, finite := from.Time()
-		if !finite {
-			break
-		}
-		at = t
-	}
-	return l, at, false
-}
-
-// plan is the queue played through the planner (numerus.Schedule, one take per waiter): the
-// limiter once every waiter is served and the instant the last one is (ok false if one never
-// is), and each waiter's turn in its turn field.
-//
-// A take that must wait needs it, to fail at once if its turn would come too late, so the gate
-// keeps it rather than playing a queue of n waiters again for each new one. A new waiter extends
-// it by its own take. An admission of the head at its turn leaves the rest of it as it was: the
-// limiter is a pure value, and the same debit at the same instant leaves the same limiter. It
-// answers a play from any instant up to the head's turn, as from the instant it was played from:
-// a lawful limiter that refuses a take at an instant and admits it first at a later one refuses
-// it at every instant between. Anything else drops it, and the next take that must wait plays
-// the queue again: a waiter that leaves, a pause, or a head admitted at another instant than its
-// turn or never (under a limiter not tight at its answers).
-type plan struct {
-	valid bool
-	l     numerus.Limiter
-	at    time.Time
-	ok    bool
-}
-
-// standsAt reports whether the plan answers a play from start, head being the queue's head:
-// whether start is not after the head's turn. (Nor is it before the instant the plan was played
-// from, or the turn of the latest waiter served: the gate's clock and its pause never step back.)
-func (p *plan) standsAt(start time.Time, head *waiter) bool {
-	return p.valid && !start.After(head.turn)
-}
-
-// served keeps the rest of the plan after w, the head, was admitted at at (ok) or failed (!ok),
-// if w was admitted at its turn; otherwise it drops it.
-func (p *plan) served(w *waiter, at time.Time, ok bool) {
-	p.valid = p.valid && ok && at.Equal(w.turn)
 }

@@ -3,6 +3,7 @@ package schedule
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -16,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// admission is one take that went through: who, and when.
+// admission is one take that went through: who, and the instant it was charged at.
 type admission struct {
 	who int
 	at  time.Duration // since the bubble started
@@ -28,10 +29,10 @@ type recorder struct {
 	list []admission
 }
 
-func (r *recorder) add(who int) {
+func (r *recorder) add(who int, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.list = append(r.list, admission{who, elapsed()})
+	r.list = append(r.list, admission{who, at.Sub(bubbleStart)})
 }
 
 func (r *recorder) all() []admission {
@@ -40,15 +41,21 @@ func (r *recorder) all() []admission {
 	return append([]admission(nil), r.list...)
 }
 
-// takeIn starts a goroutine that takes cost from g and records it as who; it returns once the
-// goroutine is blocked in the queue or done, so goroutines started one after another queue in
-// that order. The channel receives Take's error.
+// takeIn starts a goroutine that takes cost from g and records the instant charged as who's; it
+// returns once the goroutine is blocked in the queue or done, so goroutines started one after
+// another queue in that order. The channel receives Take's error, or an error if the instant
+// charged is not the bubble's time when Take returned (time stands still while goroutines run).
 func takeIn(ctx context.Context, g *Gate, r *recorder, who int, cost int64) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		err := g.Take(ctx, cost)
-		if err == nil {
-			r.add(who)
+		at, err := g.Take(ctx, cost)
+		switch now := time.Now(); {
+		case err == nil && !at.Equal(now):
+			err = fmt.Errorf("charged at %v, returned at %v", at, now)
+		case err == nil:
+			r.add(who, at)
+		case !at.IsZero():
+			err = fmt.Errorf("failed with %w, but charged at %v", err, at)
 		}
 		done <- err
 	}()
@@ -112,8 +119,12 @@ func TestGateLargeTakeIsNotStarved(t *testing.T) {
 		var wg sync.WaitGroup
 		for who := range 20 {
 			wg.Go(func() {
-				for g.Take(ctx, 1) == nil {
-					r.add(who)
+				for {
+					at, err := g.Take(ctx, 1)
+					if err != nil {
+						return
+					}
+					r.add(who, at)
 				}
 			})
 		}
@@ -138,7 +149,9 @@ func TestGateWakesOnlyWhomItAdmits(t *testing.T) {
 		woken := 0
 		for range 100 {
 			go func() {
-				assert.NoError(t, g.Take(t.Context(), 1))
+				at, err := g.Take(t.Context(), 1)
+				assert.NoError(t, err)
+				assert.True(t, at.Equal(f.Now()), "charged at %v, the clock reads %v", at, f.Now())
 				mu.Lock()
 				woken++
 				mu.Unlock()
@@ -199,7 +212,8 @@ func TestGateFailsFastBehindTheQueue(t *testing.T) {
 		a := takeIn(t.Context(), g, &r, 0, 1)
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 		defer cancel()
-		err := g.Take(ctx, 1)
+		at, err := g.Take(ctx, 1)
+		require.True(t, at.IsZero(), "nothing charged")
 		var de *DeadlineError
 		require.ErrorAs(t, err, &de)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
@@ -207,7 +221,7 @@ func TestGateFailsFastBehindTheQueue(t *testing.T) {
 		assert.Zero(t, elapsed(), "at once")
 		assert.Equal(t, 1, queued(g), "not queued")
 
-		err = g.Take(t.Context(), 2)
+		_, err = g.Take(t.Context(), 2)
 		require.ErrorIs(t, err, ErrNever)
 		assert.Zero(t, elapsed(), "at once")
 		require.NoError(t, <-a)
@@ -271,7 +285,7 @@ func TestGatePauseFailsLateWaitersAtOnce(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), d)
 			defer cancel()
 			done := make(chan error, 1)
-			go func() { done <- g.Take(ctx, 1) }()
+			go func() { _, err := g.Take(ctx, 1); done <- err }()
 			synctest.Wait()
 			dones = append(dones, done)
 		}
@@ -331,9 +345,12 @@ func TestZeroGateAdmitsNothing(t *testing.T) {
 	from, ok := g.TryTake(1)
 	assert.False(t, ok)
 	assert.True(t, from.IsNever())
-	require.ErrorIs(t, g.Take(context.Background(), 1), ErrNever)
+	at, err := g.Take(context.Background(), 1)
+	require.ErrorIs(t, err, ErrNever)
+	assert.True(t, at.IsZero())
 	assert.Equal(t, "deny", g.Limiter().String())
-	require.ErrorIs(t, NewGate(nil).Take(context.Background(), 1), ErrNever)
+	_, err = NewGate(nil).Take(context.Background(), 1)
+	require.ErrorIs(t, err, ErrNever)
 }
 
 func TestGateTakeWithDoneContextTakesNothing(t *testing.T) {
@@ -341,7 +358,8 @@ func TestGateTakeWithDoneContextTakesNothing(t *testing.T) {
 	g := newGate(gcra(t, numerus.PerSecond(1), 1), f)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.ErrorIs(t, g.Take(ctx, 1), context.Canceled)
+	_, err := g.Take(ctx, 1)
+	require.ErrorIs(t, err, context.Canceled)
 	_, ok := g.TryTake(1)
 	assert.True(t, ok, "the token is still there")
 }
@@ -349,7 +367,7 @@ func TestGateTakeWithDoneContextTakesNothing(t *testing.T) {
 func TestGatePanicsOnCostBelowOne(t *testing.T) {
 	g := NewGate(numerus.AlwaysAllow())
 	assert.Panics(t, func() { g.TryTake(0) })
-	assert.Panics(t, func() { _ = g.Take(context.Background(), -1) })
+	assert.Panics(t, func() { _, _ = g.Take(context.Background(), -1) })
 	assert.Panics(t, func() { g.Schedule(0) })
 }
 
@@ -362,7 +380,7 @@ func TestGatePauseFailsAWaiterDueAtItsDeadline(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
 		done := make(chan error, 1)
-		go func() { done <- g.Take(ctx, 1) }()
+		go func() { _, err := g.Take(ctx, 1); done <- err }()
 		synctest.Wait()
 		require.Equal(t, 1, queued(g))
 
@@ -373,56 +391,6 @@ func TestGatePauseFailsAWaiterDueAtItsDeadline(t *testing.T) {
 		require.Zero(t, elapsed(), "told at once")
 		require.Equal(t, 0, queued(g))
 	})
-}
-
-// TestGateLatenessDoesNotAccumulate: a timer that fires late costs its waiter that lateness and no
-// more: each waiter is admitted at its turn on the limiter's timeline, so the turns forecast at
-// the start stand, and those behind are not pushed back by the lateness of the wake-ups before.
-func TestGateLatenessDoesNotAccumulate(t *testing.T) {
-	f := clock.NewFake(t0)
-	g, ws := lateQueue(t, lateClock{f, 10 * time.Millisecond}, 5)
-	from, _ := g.TryTake(1)
-	require.True(t, from.Equal(numerus.DebitableFrom(t0.Add(600*time.Millisecond))), "forecast %v", from)
-	for i, w := range ws {
-		turn := t0.Add(time.Duration(i+1) * 100 * time.Millisecond)
-		f.Set(turn.Add(9 * time.Millisecond))
-		require.False(t, isDone(w), "waiter %d before its timer", i)
-		f.Set(turn.Add(10 * time.Millisecond))
-		require.True(t, isDone(w), "waiter %d: its timer fired 10ms late", i)
-	}
-	from, _ = g.TryTake(1)
-	require.True(t, from.Equal(numerus.DebitableFrom(t0.Add(600*time.Millisecond))), "the forecast stood: %v", from)
-}
-
-// lateQueue returns a gate of 10/s, burst 1, drained at t0 and reading clk, and n waiters queued
-// for one token each, whose turns are 100ms apart from t0+100ms.
-func lateQueue(t *testing.T, clk lateClock, n int) (*Gate, []*waiter) {
-	g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), t0), clk)
-	ws := make([]*waiter, n)
-	for i := range ws {
-		var err error
-		ws[i], err = g.enqueue(1, time.Time{})
-		require.NoError(t, err)
-	}
-	return g, ws
-}
-
-// TestGateCatchesUp: when a timer fires long after its turn (a process stopped, a loaded
-// machine), the waiters whose turns passed meanwhile go at once, each charged at its turn, and the
-// next is armed for its own turn as forecast.
-func TestGateCatchesUp(t *testing.T) {
-	f := clock.NewFake(t0)
-	g, ws := lateQueue(t, lateClock{f, 250 * time.Millisecond}, 4)
-	f.Set(t0.Add(349 * time.Millisecond))
-	require.False(t, isDone(ws[0]))
-	f.Set(t0.Add(350 * time.Millisecond)) // the timer for 100ms: the turns at 100, 200 and 300ms have passed
-	for i, w := range ws {
-		require.Equal(t, i < 3, isDone(w), "waiter %d", i)
-	}
-	from, _ := g.TryTake(1)
-	require.True(t, from.Equal(numerus.DebitableFrom(t0.Add(500*time.Millisecond))), "forecast %v", from)
-	f.Set(t0.Add(650 * time.Millisecond)) // the timer for 400ms
-	require.True(t, isDone(ws[3]))
 }
 
 // TestGateReadsTheSteadyClock: a gate reads the wall clock once and then the monotonic clock, so
@@ -478,63 +446,15 @@ func TestGatePauseAfterWallStep(t *testing.T) {
 			g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), clk.Now()), clk)
 			callerNow := wallShifted(t, clk.Now(), step)
 			g.Pause(callerNow.Add(5 * time.Second))
-			w, err := g.enqueue(1, time.Time{})
+			_, w, err := g.enqueue(1, time.Time{})
 			require.NoError(t, err)
 			require.NotNil(t, w)
 			f.Advance(5 * time.Second)
-			require.True(t, isDone(w), "the pause is over and the limiter full: the waiter goes")
+			runTaken(t, g, w, clk.Now()) // the pause is over and the limiter full: the waiter goes
 			f.Advance(time.Second)
 			from, ok := g.TryTake(1)
 			at, _ := from.Time()
 			require.True(t, ok, "a second later the gate admits; it forecasts %v from now", at.Sub(clk.Now()))
 		})
 	}
-}
-
-// TestGateFaultyRefusalAtTheTurnIsNever: a limiter that, at the turn a waiter's timer was armed
-// for, refuses with that very instant is not spun on: the waiter fails with ErrNever.
-func TestGateFaultyRefusalAtTheTurnIsNever(t *testing.T) {
-	f := clock.NewFake(t0)
-	l := newShifty(t0.Add(100 * time.Millisecond))
-	g := newGate(l, f)
-	w, err := g.enqueue(1, time.Time{})
-	require.NoError(t, err)
-	*l.open, *l.lag, *l.calls = t0.Add(time.Hour), 0, 0 // stuck from now on
-	f.Set(t0.Add(100 * time.Millisecond))
-	require.True(t, isDone(w))
-	require.ErrorIs(t, w.err, ErrNever)
-	assert.Equal(t, 1, *l.calls, "one debit, at the turn")
-}
-
-// TestGateCatchUpOnALooseLimiterIsBounded: a timer that fires late, on a limiter that answers a
-// nanosecond after each refused instant, is not walked forward a nanosecond at a time from its
-// turn: after MaxSearch refusals the gate asks at now, and admits there.
-func TestGateCatchUpOnALooseLimiterIsBounded(t *testing.T) {
-	f := clock.NewFake(t0)
-	l := newShifty(t0.Add(100 * time.Millisecond))
-	g := newGate(l, lateClock{f, 100 * time.Millisecond})
-	w, err := g.enqueue(1, time.Time{})
-	require.NoError(t, err)
-	*l.open, *l.lag, *l.calls = t0.Add(100*time.Millisecond+time.Microsecond), time.Nanosecond, 0
-	f.Set(t0.Add(200 * time.Millisecond)) // the timer for 100ms, 100ms late
-	require.True(t, isDone(w))
-	require.NoError(t, w.err)
-	assert.LessOrEqual(t, *l.calls, numerus.MaxSearch+2, "debits")
-	assert.True(t, l.admitted.Equal(t0.Add(200*time.Millisecond)), "admitted at now: %v", *l.admitted)
-}
-
-// TestGateCatchesUpMoreThanMaxSearchWaiters: the MaxSearch bound on refusals counts per waiter:
-// a timer that fires after the turns of more than MaxSearch waiters passed admits each at its own
-// turn, the last as well as the first.
-func TestGateCatchesUpMoreThanMaxSearchWaiters(t *testing.T) {
-	f := clock.NewFake(t0)
-	n := numerus.MaxSearch + 3
-	late := time.Duration(n+1) * 100 * time.Millisecond
-	g, ws := lateQueue(t, lateClock{f, late}, n)
-	f.Set(t0.Add(100*time.Millisecond + late)) // every turn, the last at n×100ms, has passed
-	for i, w := range ws {
-		require.True(t, isDone(w), "waiter %d of %d", i, n)
-	}
-	from, ok := g.TryTake(1)
-	require.True(t, ok, "the last waiter was charged at its turn, %v before now: %v", late-time.Duration(n)*100*time.Millisecond, from)
 }

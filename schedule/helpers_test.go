@@ -58,6 +58,53 @@ func (c lateClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	return c.Fake.AfterFunc(d+c.late, f)
 }
 
+// lateReal is the system clock whose timers all fire late by late: inside a testing/synctest
+// bubble, where timers are never late and a woken goroutine runs before time moves on, a
+// deterministic model of the runtime's timer latency.
+type lateReal struct {
+	clock.Real
+	late time.Duration
+}
+
+func (c lateReal) NewTimer(d time.Duration) clock.Timer { return c.Real.NewTimer(d + c.late) }
+
+func (c lateReal) AfterFunc(d time.Duration, f func()) clock.Timer {
+	return c.Real.AfterFunc(d+c.late, f)
+}
+
+// isWoken reports whether w holds a wake-up token that its goroutine has not taken yet.
+func isWoken(w *waiter) bool { return len(w.wake) > 0 }
+
+// claimed is what running a waiter's goroutine once did (see run).
+type claimed struct {
+	woken bool      // it held a token; otherwise it stays blocked and nothing happened
+	taken bool      // claim charged it, at at
+	at    time.Time //
+	err   error     // the gate failed it
+}
+
+// run plays the part of w's goroutine in Take, at the clock's current instant: if w holds a
+// token, it takes it and claims; otherwise it stays blocked.
+func run(g *Gate, w *waiter) claimed {
+	select {
+	case <-w.wake:
+	default:
+		return claimed{}
+	}
+	at, ok, err := g.claim(w)
+	return claimed{woken: true, taken: ok, at: at, err: err}
+}
+
+// runTaken runs w, which must be woken, and requires it to be charged at now.
+func runTaken(t testing.TB, g *Gate, w *waiter, now time.Time) {
+	t.Helper()
+	r := run(g, w)
+	require.True(t, r.woken, "woken by %v", now)
+	require.NoError(t, r.err)
+	require.True(t, r.taken, "charged at its wake-up")
+	require.True(t, r.at.Equal(now), "charged at %v, run at %v", r.at, now)
+}
+
 // shifty is a faulty limiter, steered by the test through its pointers: it admits every debit at
 // or after *open and refuses those before, answering *open (tight) while *lag is negative, and
 // at + *lag once it is set: the instant asked for 0 (stuck), a nanosecond later for 1ns (not

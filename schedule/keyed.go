@@ -23,9 +23,12 @@ import (
 //     is also the answer for a faulty store that refuses with no wait;
 //   - it would be admitted only at or after ctx's deadline (a *DeadlineError).
 //
-// It sleeps on the system clock: l must decide on a clock that moves with it, the store's own (as
-// by default) or the real time given by keyed.WithClock. Under a clock that stands still or
-// replays the past, each wake-up meets the same refusal again, until ctx ends.
+// Each check is charged at the instant the store makes it, on the store's clock (or the one given
+// by keyed.WithClock): the admitted check at the instant Acquire lets its caller go, not at the
+// instant a sleep was for. It sleeps on the system clock: l must decide on a clock that moves
+// with it, the store's own (as by default) or the real time given by keyed.WithClock. Under a
+// clock that stands still or replays the past, each wake-up meets the same refusal again, until
+// ctx ends.
 //
 // If ctx is done while it sleeps, Acquire returns ctx.Err(). Waiters on one subject are not
 // served in order, least of all across processes: each checks again when its own wait ends, and

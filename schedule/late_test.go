@@ -2,43 +2,176 @@ package schedule
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/clock"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
-// Wake-ups that come late: the gate charges each waiter at its turn, not at the late instant, and
-// nothing else that happens while a wake-up is late (a waiter leaving, a pause already over) may
-// undo that. testing/synctest's timers are never late, so these tests use lateClock.
+// Wake-ups that come late, and woken waiters whose goroutines run late: the gate charges each
+// waiter at the instant its own goroutine runs, and counts those behind it from there. The
+// bubble's timers are never late, so these tests make them late with lateReal, or play a
+// waiter's goroutine themselves (enqueue, run) to hold it between its wake-up and its run.
 
-// TestGateCancelOfLateHeadKeepsTurns: the head leaves while its wake-up is late. Everyone behind
-// it moves up a turn, counted from the head's turn as the late wake-up would have: the waiters
-// whose new turns have passed go at once, and the forecast moves earlier by a turn. (Its cancel
-// served the queue from now, charging the next waiter at now and moving every turn behind it
-// later by the lateness.)
-func TestGateCancelOfLateHeadKeepsTurns(t *testing.T) {
-	f := clock.NewFake(t0)
-	g, ws := lateQueue(t, lateClock{f, 250 * time.Millisecond}, 4) // turns at 100, 200, 300, 400ms
-	f.Set(t0.Add(340 * time.Millisecond))                          // the head's wake-up, due at 350ms, is late
-	before, _ := g.TryTake(1)
-	require.True(t, before.Equal(numerus.DebitableFrom(t0.Add(500*time.Millisecond))), "forecast %v", before)
-	require.NoError(t, g.cancel(ws[0], nil))
-	for i, w := range ws[1:] {
-		require.True(t, isDone(w), "waiter %d, whose turn is now %dms", i+1, 100*(i+1))
+// lateQueue returns a gate of 10/s, burst 1, drained at t0 and reading clk, and n waiters queued
+// for one token each, whose turns are 100ms apart from t0+100ms.
+func lateQueue(t *testing.T, clk clock.Clock, n int) (*Gate, []*waiter) {
+	g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), t0), clk)
+	ws := make([]*waiter, n)
+	for i := range ws {
+		var err error
+		_, ws[i], err = g.enqueue(1, time.Time{})
+		require.NoError(t, err)
 	}
-	after, _ := g.TryTake(1)
-	require.True(t, after.Equal(numerus.DebitableFrom(t0.Add(400*time.Millisecond))), "forecast %v", after)
+	return g, ws
+}
+
+// armed reports whether the gate's timer is armed.
+func armed(g *Gate) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.timer != nil
+}
+
+// TestGateLateWakeUpChargesTheLateInstant: five waiters on 10/s, burst 1, whose every wake-up
+// comes late by late. Each is charged at its late wake-up, and the next is counted from there, so
+// no two callers go closer together than the policy's 100ms: lateness costs throughput, never
+// quota. They go in order, and the forecast made before is the one for wake-ups on time.
+func TestGateLateWakeUpChargesTheLateInstant(t *testing.T) {
+	for _, late := range []time.Duration{0, 1, 10 * time.Millisecond, 250 * time.Millisecond} {
+		t.Run("late="+late.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				policy := gcra(t, numerus.PerSecond(10), 1)
+				g := newGate(drained(t, policy, time.Now()), lateReal{late: late})
+				var r recorder
+				var dones []<-chan error
+				for who := range 5 {
+					dones = append(dones, takeIn(t.Context(), g, &r, who, 1))
+				}
+				from, _ := g.TryTake(1)
+				require.True(t, from.Equal(numerus.DebitableFrom(bubbleStart.Add(600*time.Millisecond))), "forecast %v", from)
+				for _, d := range dones {
+					require.NoError(t, <-d)
+				}
+				var want []admission
+				for who := range 5 {
+					want = append(want, admission{who, time.Duration(who+1) * (100*time.Millisecond + late)})
+				}
+				require.Equal(t, want, r.all())
+				l := drained(t, policy, bubbleStart)
+				for _, a := range r.all() {
+					var ok bool
+					l, _, ok = l.Debit(bubbleStart.Add(a.at))
+					require.True(t, ok, "the policy admits %v", a)
+				}
+			})
+		})
+	}
+}
+
+// TestGateHeadThatLeavesWhileWokenHandsOnFromNow: A's timer wakes it at its turn (100ms), but its
+// goroutine does not run; nobody passes it, and no timer is armed. When it leaves at 140ms, taking
+// nothing, B goes at once, charged at 140ms, and C a turn after that: those behind count from the
+// instant A left, and the forecast moves up by A's turn.
+func TestGateHeadThatLeavesWhileWokenHandsOnFromNow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := NewGate(drained(t, gcra(t, numerus.PerSecond(10), 1), time.Now()))
+		_, a, err := g.enqueue(1, time.Time{}) // A's goroutine is the test's, which holds it
+		require.NoError(t, err)
+		var r recorder
+		b := takeIn(t.Context(), g, &r, 1, 1)
+		c := takeIn(t.Context(), g, &r, 2, 1)
+		time.Sleep(140 * time.Millisecond)
+		require.True(t, isWoken(a), "woken at its turn")
+		require.False(t, armed(g), "no timer while the head is woken")
+		require.Empty(t, r.all(), "nobody passed A")
+		from, _ := g.TryTake(1)
+		require.True(t, from.Equal(numerus.DebitableFrom(bubbleStart.Add(440*time.Millisecond))), "A, B, C from now: %v", from)
+
+		require.ErrorIs(t, g.cancel(a, context.Canceled), context.Canceled)
+		from, _ = g.TryTake(1)
+		require.True(t, from.Equal(numerus.DebitableFrom(bubbleStart.Add(340*time.Millisecond))), "B, C from now: %v", from)
+		require.NoError(t, <-b)
+		require.NoError(t, <-c)
+		assert.Equal(t, []admission{{1, 140 * time.Millisecond}, {2, 240 * time.Millisecond}}, r.all())
+	})
+}
+
+// TestGatePauseBeforeALateWakeUp: A's turn (100ms) has passed and its timer, 30ms late, has not
+// fired when a pause of 200ms lands at 110ms. A goes at the pause's end as its timer wakes it
+// (310ms, and 30ms late), B a turn after A's charge, as late.
+func TestGatePauseBeforeALateWakeUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), time.Now()), lateReal{late: 30 * time.Millisecond})
+		var r recorder
+		a := takeIn(t.Context(), g, &r, 0, 1)
+		b := takeIn(t.Context(), g, &r, 1, 1)
+		time.Sleep(110 * time.Millisecond)
+		g.RetryAfter(200 * time.Millisecond)
+		require.NoError(t, <-a)
+		require.NoError(t, <-b)
+		assert.Equal(t, []admission{{0, 340 * time.Millisecond}, {1, 470 * time.Millisecond}}, r.all())
+	})
+}
+
+// TestGatePauseAfterAWakeUpBeforeItsRun: A is woken at 130ms (its timer 30ms late), and a pause
+// until 190ms lands before its goroutine runs at 150ms. A is refused then, keeps its place (B,
+// behind it, does not pass), and waits again: its timer wakes it at 220ms (the pause's end, 30ms
+// late), when it is charged; B goes a turn and a late wake-up after.
+func TestGatePauseAfterAWakeUpBeforeItsRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), time.Now()), lateReal{late: 30 * time.Millisecond})
+		_, a, err := g.enqueue(1, time.Time{})
+		require.NoError(t, err)
+		var r recorder
+		b := takeIn(t.Context(), g, &r, 1, 1)
+		time.Sleep(140 * time.Millisecond)
+		require.True(t, isWoken(a))
+		g.RetryAfter(50 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
+		got := run(g, a)
+		require.Equal(t, claimed{woken: true}, got, "refused during the pause, and waiting again")
+		require.Equal(t, 2, queued(g), "in its place")
+		time.Sleep(70 * time.Millisecond)
+		synctest.Wait() // the timer that fires at this instant too
+		runTaken(t, g, a, time.Now())
+		require.Equal(t, 220*time.Millisecond, elapsed())
+		require.NoError(t, <-b)
+		assert.Equal(t, []admission{{1, 350 * time.Millisecond}}, r.all())
+	})
+}
+
+// TestGateHeadRefusedAtItsWakeUpKeepsItsPlace: a limiter not tight at its answers admits A and B
+// at 100ms when they queue, then refuses there, answering 150ms. A, woken at 100ms, is refused,
+// and the timer is armed again for it: B does not pass it, and both go at 150ms.
+func TestGateHeadRefusedAtItsWakeUpKeepsItsPlace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newShifty(bubbleStart.Add(100 * time.Millisecond))
+		g := NewGate(l)
+		var r recorder
+		a := takeIn(t.Context(), g, &r, 0, 1)
+		b := takeIn(t.Context(), g, &r, 1, 1)
+		g.mu.Lock()
+		*l.open = bubbleStart.Add(150 * time.Millisecond)
+		g.mu.Unlock()
+		time.Sleep(120 * time.Millisecond)
+		require.Empty(t, r.all(), "A was refused at its wake-up, and B is behind it")
+		require.Equal(t, 2, queued(g))
+		require.True(t, armed(g), "the timer is armed again, for A")
+		require.NoError(t, <-a)
+		require.NoError(t, <-b)
+		assert.ElementsMatch(t, []admission{{0, 150 * time.Millisecond}, {1, 150 * time.Millisecond}}, r.all())
+	})
 }
 
 // TestGatePauseThatIsOverChangesNothing: a pause that ends now or earlier (Retry-After: 0, a
 // negative duration, a date already past) holds nobody, so it changes no turn, even while a
-// wake-up is late. (It replayed the queue from now, charging the late head at now.)
+// wake-up is late: the forecast stands and the waiters go at their late wake-ups as without it.
 func TestGatePauseThatIsOverChangesNothing(t *testing.T) {
 	for name, pause := range map[string]func(g *Gate, now time.Time){
 		"RetryAfter(0)":   func(g *Gate, _ time.Time) { g.RetryAfter(0) },
@@ -49,28 +182,30 @@ func TestGatePauseThatIsOverChangesNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := clock.NewFake(t0)
 			g, ws := lateQueue(t, lateClock{f, 30 * time.Millisecond}, 3) // turns at 100, 200, 300ms
+			f.Set(t0.Add(110 * time.Millisecond))                         // the head's turn has passed; its wake-up (130ms) is late
 			before, _ := g.TryTake(1)
-			f.Set(t0.Add(110 * time.Millisecond)) // the head's turn has passed; its wake-up (130ms) is late
 			pause(g, f.Now())
 			after, _ := g.TryTake(1)
 			require.True(t, after.Equal(before), "forecast before %v, after the pause %v", before, after)
-			f.Set(t0.Add(330 * time.Millisecond)) // the last turn's wake-up
-			require.True(t, isDone(ws[2]), "the last waiter goes at its turn's wake-up")
-			require.NoError(t, ws[2].err)
+			for i, at := range []time.Duration{130, 260, 390} { // each 30ms late, counted from the last
+				f.Set(t0.Add(at * time.Millisecond))
+				runTaken(t, g, ws[i], f.Now())
+			}
 		})
 	}
 }
 
-// TestGateCancelOfServedWaiter: a waiter served before its cancel got the gate's lock has taken
-// its tokens, so Take must report that (nil), not the context's error.
-func TestGateCancelOfServedWaiter(t *testing.T) {
+// TestGateCancelOfFailedWaiter: a waiter the gate failed (a pause moved its turn past its
+// deadline) before its cancel got the gate's lock reports the gate's error, not the context's.
+func TestGateCancelOfFailedWaiter(t *testing.T) {
 	f := clock.NewFake(t0)
 	g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), t0), f)
-	w, err := g.enqueue(1, time.Time{})
+	_, w, err := g.enqueue(1, t0.Add(time.Second))
 	require.NoError(t, err)
-	f.Advance(100 * time.Millisecond)
-	require.True(t, isDone(w))
-	require.NoError(t, g.cancel(w, context.Canceled))
+	g.RetryAfter(time.Second)
+	var de *DeadlineError
+	require.ErrorAs(t, g.cancel(w, context.Canceled), &de)
+	require.Equal(t, 0, queued(g))
 }
 
 // manualClock's timers fire only when the test calls their functions, which it may do after Stop:
@@ -127,111 +262,89 @@ func (t *manualTimer) Stop() bool {
 }
 
 // TestGateStaleWakeUpDoesNothing: a wake-up whose timer was disarmed after its function started
-// admits nobody and leaves the timer armed for the head as it is.
+// wakes nobody and leaves the timer armed for the head as it is.
 func TestGateStaleWakeUpDoesNothing(t *testing.T) {
 	c := &manualClock{now: t0}
 	g := newGate(drained(t, gcra(t, numerus.PerSecond(10), 1), t0), c)
-	a, err := g.enqueue(1, time.Time{})
+	_, a, err := g.enqueue(1, time.Time{})
 	require.NoError(t, err)
 	c.now = t0.Add(50 * time.Millisecond)
-	require.NoError(t, g.cancel(a, nil)) // disarms a's timer
-	b, err := g.enqueue(1, time.Time{})  // arms one for b, at 100ms
+	require.NoError(t, g.cancel(a, nil))   // disarms a's timer
+	_, b, err := g.enqueue(1, time.Time{}) // arms one for b, at 100ms
 	require.NoError(t, err)
 	require.Equal(t, 1, c.live())
 	c.timers[0].f() // a's wake-up, started before the disarm, runs now
-	require.False(t, isDone(b), "served at 50ms, before its turn")
+	require.False(t, isWoken(b), "woken at 50ms, before its turn")
 	require.Equal(t, 1, c.live(), "timers armed, with one waiter")
 }
 
-// lateMachine drives a Gate whose wake-ups all come late by late through takes, cancels, pauses
-// and time passing, stopping time inside late windows too. Each waiter is served in order, no
-// earlier than the gate forecast (unless a waiter ahead left) and no later than the forecast plus
-// the lateness (unless a pause came after it was queued).
-type lateMachine struct {
-	f       *clock.Fake
-	g       *Gate
-	late    time.Duration
-	burst   int64
-	pending []*pendingTake
+// TestGateFaultyRefusalAtTheTurnIsNever: a limiter that, at the instant its head runs, refuses
+// with that very instant is not spun on: the waiter fails with ErrNever, after one debit.
+func TestGateFaultyRefusalAtTheTurnIsNever(t *testing.T) {
+	f := clock.NewFake(t0)
+	l := newShifty(t0.Add(100 * time.Millisecond))
+	g := newGate(l, f)
+	_, w, err := g.enqueue(1, time.Time{})
+	require.NoError(t, err)
+	*l.open, *l.lag, *l.calls = t0.Add(time.Hour), 0, 0 // stuck from now on
+	f.Set(t0.Add(100 * time.Millisecond))
+	got := run(g, w)
+	require.True(t, got.woken)
+	require.ErrorIs(t, got.err, ErrNever)
+	assert.Equal(t, 1, *l.calls, "one debit, at the run")
+	assert.Equal(t, 0, queued(g))
+	assert.Equal(t, 0, f.Timers())
 }
 
-func (m *lateMachine) now() time.Time { return m.f.Now() }
+// TestGateLateWakeUpAsksTheLimiterAtNow: a head woken 100ms after its turn, on a limiter that
+// answers a nanosecond after each refused instant, is not walked forward from its turn: it is
+// asked once, at the instant it runs, and charged there.
+func TestGateLateWakeUpAsksTheLimiterAtNow(t *testing.T) {
+	f := clock.NewFake(t0)
+	l := newShifty(t0.Add(100 * time.Millisecond))
+	g := newGate(l, lateClock{f, 100 * time.Millisecond})
+	_, w, err := g.enqueue(1, time.Time{})
+	require.NoError(t, err)
+	*l.open, *l.lag, *l.calls = t0.Add(100*time.Millisecond+time.Microsecond), time.Nanosecond, 0
+	f.Set(t0.Add(200 * time.Millisecond)) // the timer for 100ms, 100ms late
+	runTaken(t, g, w, f.Now())
+	assert.Equal(t, 1, *l.calls, "debits")
+	assert.True(t, l.admitted.Equal(t0.Add(200*time.Millisecond)), "admitted at now: %v", *l.admitted)
+}
 
-func (m *lateMachine) Take(t *rapid.T) {
-	cost := rapid.Int64Range(1, m.burst+1).Draw(t, "cost")
-	forecast, finite := firstTurn(m.g, cost)
-	w, err := m.g.enqueue(cost, time.Time{})
-	switch {
-	case errors.Is(err, ErrNever):
-		if finite {
-			t.Fatalf("never, but the gate's forecast was %v", forecast)
+// TestGateHandsOnAlongABurst: more than MaxSearch waiters queued during a pause may all go at its
+// end, with the burst the limiter holds. The timer wakes the head only; each, once charged at the
+// instant it runs, wakes the next, one at a time (no thundering herd); and the last, beyond the
+// burst, gets the timer, armed for its turn counted from the charges before it.
+func TestGateHandsOnAlongABurst(t *testing.T) {
+	n := numerus.MaxSearch + 3
+	policy := gcra(t, numerus.PerSecond(10), int64(n))
+	f := clock.NewFake(t0)
+	g := newGate(policy, f)
+	g.RetryAfter(time.Second)
+	ws := make([]*waiter, n+1)
+	for i := range ws {
+		var err error
+		_, ws[i], err = g.enqueue(1, time.Time{})
+		require.NoError(t, err)
+	}
+	f.Set(t0.Add(time.Second))
+	model := policy
+	for i, w := range ws[:n] {
+		for j, x := range ws[i:] {
+			require.Equal(t, j == 0, isWoken(x), "waiter %d, after %d went", i+j, i)
 		}
-	case err != nil:
-		t.Fatalf("unexpected error %v", err)
-	case w == nil:
-		if !finite || forecast.After(m.now()) {
-			t.Fatalf("taken at once at %v, but the forecast was %v", m.now(), forecast)
-		}
-	case !finite:
-		t.Fatal("queued, but the gate's forecast was never")
-	default:
-		m.pending = append(m.pending, &pendingTake{w: w, cost: cost, forecast: forecast})
+		runTaken(t, g, w, f.Now())
+		var ok bool
+		model, _, ok = model.Debit(f.Now())
+		require.True(t, ok)
+		f.Advance(time.Millisecond) // the next goroutine runs a little later
 	}
-}
-
-func (m *lateMachine) Cancel(t *rapid.T) {
-	m.pending = cancelDrawn(t, m.g, m.pending)
-	m.collect(t)
-}
-
-func (m *lateMachine) Pause(t *rapid.T) {
-	d := time.Duration(rapid.Int64Range(-1e9, 1e9).Draw(t, "retry after"))
-	m.g.RetryAfter(d)
-	if d > 0 {
-		for _, p := range m.pending {
-			p.paused = true
-		}
-	}
-	m.collect(t)
-}
-
-// Advance moves time on, one timer at a time, and may stop inside the next timer's lateness.
-func (m *lateMachine) Advance(t *rapid.T) {
-	target := m.now().Add(time.Duration(rapid.Int64Range(0, 1e9).Draw(t, "advance")))
-	if next, ok := m.f.Next(); ok && m.late > 0 && rapid.Bool().Draw(t, "into the lateness") {
-		target = latest(m.now(), next.Add(-time.Duration(rapid.Int64Range(1, int64(m.late)).Draw(t, "before the wake-up"))))
-	}
-	stepTo(m.f, target, func() { m.collect(t) })
-}
-
-// collect checks the waiters served since the last call (see collectServed).
-func (m *lateMachine) collect(t *rapid.T) {
-	m.pending = collectServed(t, m.pending, m.now(), m.late, func(*pendingTake) {})
-}
-
-// Check: the gate's plan is its queue played afresh, and one timer is armed while anyone waits.
-func (m *lateMachine) Check(t *rapid.T) {
-	requirePlanIsReplay(t, m.g, m.now())
-	if n, want := m.f.Timers(), min(len(m.pending), 1); n != want {
-		t.Fatalf("%d timers armed with %d waiters", n, len(m.pending))
-	}
-}
-
-// firstTurn returns the gate's forecast for a take of cost, and false for never.
-func firstTurn(g *Gate, cost int64) (time.Time, bool) {
-	for at := range g.Schedule(cost) {
-		return at, true
-	}
-	return time.Time{}, false
-}
-
-func TestGateLateWakeUps(t *testing.T) {
-	for _, late := range []time.Duration{0, 1, 7 * time.Millisecond, 30 * time.Millisecond, 250 * time.Millisecond} {
-		t.Run("late="+late.String(), rapid.MakeCheck(func(t *rapid.T) {
-			l := twinLimiters[rapid.IntRange(0, len(twinLimiters)-1).Draw(t, "policy")]()
-			f := clock.NewFake(t0)
-			m := &lateMachine{f: f, g: newGate(l, lateClock{f, late}), late: late, burst: 3}
-			t.Repeat(rapid.StateMachineActions(m))
-		}))
-	}
+	last := ws[n]
+	require.False(t, isWoken(last))
+	require.Equal(t, 1, f.Timers())
+	_, turn, ok := first(model, f.Now(), 1)
+	require.True(t, ok)
+	at, _ := f.Next()
+	require.True(t, at.Equal(turn), "armed for %v, its turn after the burst %v", at, turn)
 }

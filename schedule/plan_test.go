@@ -60,8 +60,8 @@ func requirePlanIsReplay(t require.TestingT, g *Gate, now time.Time) {
 }
 
 // TestGateQueueCostsEachWaiterAFewDebits: a take that must wait behind n waiters finds its turn
-// with a few debits of the limiter, not 2n, while waiters are only added and served at their
-// turns; and what the gate answers from its plan is the queue played afresh.
+// with a few debits of the limiter, not 2n, while waiters are only added and run at their turns;
+// and what the gate answers from its plan is the queue played afresh.
 func TestGateQueueCostsEachWaiterAFewDebits(t *testing.T) {
 	f := clock.NewFake(t0)
 	debits := 0
@@ -69,7 +69,7 @@ func TestGateQueueCostsEachWaiterAFewDebits(t *testing.T) {
 	enqueue := func(i int) *waiter {
 		t.Helper()
 		before := debits
-		w, err := g.enqueue(1, time.Time{})
+		_, w, err := g.enqueue(1, time.Time{})
 		require.NoError(t, err)
 		require.NotNil(t, w, "waiter %d went at once", i)
 		require.LessOrEqual(t, debits-before, 4, "debits to queue waiter %d behind %d", i, queued(g)-1)
@@ -81,31 +81,31 @@ func TestGateQueueCostsEachWaiterAFewDebits(t *testing.T) {
 		ws = append(ws, enqueue(i))
 		require.True(t, ws[i].turn.Equal(t0.Add(time.Duration(i+1)*100*time.Millisecond)), "turn of waiter %d: %v", i, ws[i].turn)
 	}
-	// Serve half of them at their turns, queueing one more behind at each.
+	// Run half of them at their turns, queueing one more behind at each.
 	for i := range 500 {
 		before := debits
 		f.Advance(100 * time.Millisecond)
-		require.LessOrEqual(t, debits-before, 2, "debits to serve waiter %d", i)
-		require.True(t, isDone(ws[i]) && ws[i].err == nil, "waiter %d served at its turn", i)
+		runTaken(t, g, ws[i], f.Now())
+		require.LessOrEqual(t, debits-before, 2, "debits to charge waiter %d and hand on", i)
 		ws = append(ws, enqueue(1000+i))
-		require.False(t, isDone(ws[i+1]), "waiter %d waits", i+1)
+		require.False(t, isWoken(ws[i+1]), "waiter %d waits", i+1)
 	}
 	require.Equal(t, 1000, queued(g))
 }
 
-// TestGatePlanAfterChanges: after a waiter leaves or a pause, the next take plays the queue again,
-// and after that new waiters cost a few debits again; a take while the head's wake-up is late
-// extends the plan, which every waiter then keeps to.
+// TestGatePlanAfterChanges: after a waiter leaves, a pause, or a head charged at another instant
+// than its turn, the next take plays the queue again, and after that new waiters cost a few
+// debits again; a head charged at its turn keeps the plan.
 func TestGatePlanAfterChanges(t *testing.T) {
 	f := clock.NewFake(t0)
 	debits := 0
 	l := counting{drained(t, gcra(t, numerus.PerSecond(10), 2), t0), &debits}
-	g := newGate(l, lateClock{f, 30 * time.Millisecond})
+	g := newGate(l, f)
 	var ws []*waiter
 	add := func() int { // queues a waiter of cost 1 or 2 and returns the debits it took
 		t.Helper()
 		before := debits
-		w, err := g.enqueue(1+int64(len(ws)%2), time.Time{})
+		_, w, err := g.enqueue(1+int64(len(ws)%2), time.Time{})
 		require.NoError(t, err)
 		require.NotNil(t, w)
 		n := debits - before
@@ -126,25 +126,42 @@ func TestGatePlanAfterChanges(t *testing.T) {
 	require.Greater(t, add(), 50, "after a pause, the next take plays the queue again")
 	require.LessOrEqual(t, add(), 4, "and the one after extends the play")
 
-	// The head's turn passes, and its timer fires 30ms late: a take in between is planned behind
-	// the head's turn, at which the wake-up admits the head, and the plan stands after it.
-	head := ws[0].turn
-	f.Set(head.Add(10 * time.Millisecond))
-	require.False(t, isDone(ws[0]), "the head's wake-up is late")
-	require.LessOrEqual(t, add(), 4, "a take while the head's wake-up is late")
-	f.Set(head.Add(40 * time.Millisecond))
-	require.True(t, isDone(ws[0]), "woken")
-	require.LessOrEqual(t, add(), 4, "a take after it")
+	// The head is woken at its turn, and its goroutine has not run 10ms later: a take then plays
+	// the queue from now, at which the head would go; the head run then keeps that plan.
+	head := ws[0]
+	f.Set(head.turn)
+	require.True(t, isWoken(head))
+	f.Advance(10 * time.Millisecond)
+	require.Greater(t, add(), 50, "a take while the woken head has not run plays the queue from now")
+	require.LessOrEqual(t, add(), 4, "and the one after extends the play")
+	runTaken(t, g, head, f.Now())
+	require.LessOrEqual(t, add(), 4, "the head charged at its turn in the plan keeps it")
 
-	// Every waiter goes at the turn planned for it, wake-ups late or not: the limiter the gate
-	// holds once the queue is empty is the plan's.
+	// The next head runs 5ms after its wake-up: charged then, it moves every turn behind it.
+	f.Set(ws[1].turn)
+	f.Advance(5 * time.Millisecond)
+	runTaken(t, g, ws[1], f.Now())
+	require.Greater(t, add(), 50, "after a head charged late, the next take plays the queue again")
+	require.LessOrEqual(t, add(), 4, "and the one after extends the play")
+
+	// Every waiter runs at its wake-up from now on: the limiter the gate holds once the queue is
+	// empty is the plan's.
 	g.mu.Lock()
 	want, wantAt := g.plan.l, g.plan.at
 	g.mu.Unlock()
-	for queued(g) > 0 {
-		f.Advance(37 * time.Millisecond)
+	for _, w := range ws[2:] {
+		if w == ws[10] {
+			continue
+		}
+		if !isWoken(w) {
+			next, ok := f.Next()
+			require.True(t, ok, "a timer is armed for the head")
+			f.Set(next)
+		}
+		runTaken(t, g, w, f.Now())
 		requirePlanIsReplay(t, g, f.Now())
 	}
+	require.Equal(t, 0, queued(g))
 	got, ws2 := g.Limiter().Status(wantAt), want.Status(wantAt)
 	require.Equal(t, ws2.Remaining, got.Remaining)
 	require.True(t, got.Full.Equal(ws2.Full), "full again at %v, planned %v", got.Full, ws2.Full)

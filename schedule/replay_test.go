@@ -67,10 +67,10 @@ func (tg *twinGates) Take(t *rapid.T) {
 		deadline = tg.keptClk.Now().Add(time.Duration(rapid.Int64Range(1, 3e9).Draw(t, "deadline in")))
 	}
 	tg.forget()
-	kw, kerr := tg.kept.enqueue(cost, deadline)
-	rw, rerr := tg.replayed.enqueue(cost, deadline)
-	if fmt.Sprint(kerr) != fmt.Sprint(rerr) || (kw == nil) != (rw == nil) {
-		t.Fatalf("enqueue: kept %v %v, replayed %v %v", kw != nil, kerr, rw != nil, rerr)
+	kat, kw, kerr := tg.kept.enqueue(cost, deadline)
+	rat, rw, rerr := tg.replayed.enqueue(cost, deadline)
+	if fmt.Sprint(kerr) != fmt.Sprint(rerr) || (kw == nil) != (rw == nil) || !kat.Equal(rat) {
+		t.Fatalf("enqueue: kept %v %v %v, replayed %v %v %v", kat, kw != nil, kerr, rat, rw != nil, rerr)
 	}
 	if kw != nil {
 		tg.keptW, tg.replayedW = append(tg.keptW, kw), append(tg.replayedW, rw)
@@ -98,6 +98,29 @@ func (tg *twinGates) Cancel(t *rapid.T) {
 		t.Fatalf("cancel: kept %v, replayed %v", kerr, rerr)
 	}
 	tg.keptW, tg.replayedW = slices.Delete(tg.keptW, i, i+1), slices.Delete(tg.replayedW, i, i+1)
+}
+
+// Run plays the goroutine of a woken waiter of both gates, the same one: at once after its
+// wake-up or later, as the clock stands.
+func (tg *twinGates) Run(t *rapid.T) {
+	var woken []int
+	for i, w := range tg.keptW {
+		if isWoken(w) {
+			woken = append(woken, i)
+		}
+	}
+	if len(woken) == 0 {
+		t.Skip("nobody woken")
+	}
+	i := woken[rapid.IntRange(0, len(woken)-1).Draw(t, "woken")]
+	tg.forget()
+	k, r := run(tg.kept, tg.keptW[i]), run(tg.replayed, tg.replayedW[i])
+	if k.woken != r.woken || k.taken != r.taken || !k.at.Equal(r.at) || fmt.Sprint(k.err) != fmt.Sprint(r.err) {
+		t.Fatalf("run: kept %+v, replayed %+v", k, r)
+	}
+	if k.taken || k.err != nil {
+		tg.keptW, tg.replayedW = slices.Delete(tg.keptW, i, i+1), slices.Delete(tg.replayedW, i, i+1)
+	}
 }
 
 func (tg *twinGates) Pause(t *rapid.T) {
@@ -148,14 +171,14 @@ func (tg *twinGates) Advance(t *rapid.T) {
 	tg.replayedClk.Set(to)
 }
 
-// Check compares the twins after every step: each waiter's fate, the limiter, the queue, the
-// timer; and the kept plan, if it stands, against a fresh play.
+// Check compares the twins after every step: each waiter's wake-up and fate, the limiter, the
+// queue, the timer; and the kept plan, if it stands, against a fresh play.
 func (tg *twinGates) Check(t *rapid.T) {
 	now := tg.keptClk.Now()
 	for i := range tg.keptW {
-		kd, rd := isDone(tg.keptW[i]), isDone(tg.replayedW[i])
-		if kd != rd || (kd && fmt.Sprint(tg.keptW[i].err) != fmt.Sprint(tg.replayedW[i].err)) {
-			t.Fatalf("waiter %d: kept done %v (%v), replayed done %v (%v)", i, kd, tg.keptW[i].err, rd, tg.replayedW[i].err)
+		kw, rw := tg.keptW[i], tg.replayedW[i]
+		if isWoken(kw) != isWoken(rw) || fmt.Sprint(kw.err) != fmt.Sprint(rw.err) {
+			t.Fatalf("waiter %d: kept woken %v (%v), replayed woken %v (%v)", i, isWoken(kw), kw.err, isWoken(rw), rw.err)
 		}
 	}
 	if k, r := tg.kept.Limiter().Status(now), tg.replayed.Limiter().Status(now); k.Remaining != r.Remaining || !k.Full.Equal(r.Full) {
@@ -169,7 +192,7 @@ func (tg *twinGates) Check(t *rapid.T) {
 	requirePlanIsReplay(t, tg.kept, now)
 	keptW, replayedW := tg.keptW[:0], tg.replayedW[:0]
 	for i, w := range tg.keptW {
-		if !isDone(w) {
+		if w.err == nil {
 			keptW, replayedW = append(keptW, w), append(replayedW, tg.replayedW[i])
 		}
 	}
@@ -177,8 +200,9 @@ func (tg *twinGates) Check(t *rapid.T) {
 }
 
 // TestGatePlanDecidesAsReplay: whatever the interleaving of takes, tries, cancellations, pauses,
-// schedules and time, with wake-ups on time or late, a Gate that keeps its plan answers exactly
-// as one that plays the queue afresh for every take.
+// schedules, time and the runs of woken waiters, with wake-ups on time or late and runs at once
+// or later, a Gate that keeps its plan answers exactly as one that plays the queue afresh for
+// every take.
 func TestGatePlanDecidesAsReplay(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		t.Repeat(rapid.StateMachineActions(newTwinGates(t)))

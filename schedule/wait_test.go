@@ -18,9 +18,10 @@ func TestWaitSleepsExactlyUntilAdmitted(t *testing.T) {
 		l := gcra(t, numerus.PerSecond(4), 2)
 		want := []time.Duration{0, 0, 250 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond}
 		for i, w := range want {
-			next, err := Wait(t.Context(), l, 1)
+			next, at, err := Wait(t.Context(), l, 1)
 			require.NoError(t, err, "wait %d", i)
 			assert.Equal(t, w, elapsed(), "wait %d", i)
+			assert.True(t, at.Equal(time.Now()), "wait %d charged at %v", i, at)
 			l = next
 		}
 		assert.Equal(t, int64(0), l.Status(time.Now()).Remaining)
@@ -30,13 +31,14 @@ func TestWaitSleepsExactlyUntilAdmitted(t *testing.T) {
 func TestWaitNeverReturnsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := gcra(t, numerus.PerSecond(4), 2)
-		got, err := Wait(t.Context(), l, 3)
+		got, at, err := Wait(t.Context(), l, 3)
 		require.ErrorIs(t, err, ErrNever)
+		assert.True(t, at.IsZero())
 		assert.EqualError(t, err, "schedule: never admitted: cost 3 under gcra 4/s burst 2")
 		assert.True(t, got == l, "the limiter is returned unchanged")
 		assert.Zero(t, elapsed())
 
-		_, err = Wait(t.Context(), numerus.AlwaysDeny(), 1)
+		_, _, err = Wait(t.Context(), numerus.AlwaysDeny(), 1)
 		require.ErrorIs(t, err, ErrNever)
 	})
 }
@@ -62,7 +64,7 @@ func (stuckLimiter) String() string { return "stuck" }
 func TestWaitFaultyLimiterFailsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		calls := 0
-		_, err := Wait(t.Context(), stuckLimiter{&calls}, 1)
+		_, _, err := Wait(t.Context(), stuckLimiter{&calls}, 1)
 		require.ErrorIs(t, err, ErrNever)
 		require.Equal(t, 1, calls)
 		require.Zero(t, elapsed())
@@ -75,7 +77,7 @@ func TestWaitFailsFastWhenAdmittedOnlyPastTheDeadline(t *testing.T) {
 		admit := bubbleStart.Add(time.Second)
 		for _, deadline := range []time.Duration{500 * time.Millisecond, time.Second} {
 			ctx, cancel := context.WithTimeout(t.Context(), deadline)
-			got, err := Wait(ctx, l, 1)
+			got, _, err := Wait(ctx, l, 1)
 			cancel()
 			require.ErrorIs(t, err, context.DeadlineExceeded, "deadline %v", deadline)
 			var de *DeadlineError
@@ -88,7 +90,7 @@ func TestWaitFailsFastWhenAdmittedOnlyPastTheDeadline(t *testing.T) {
 
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second+time.Nanosecond)
 		defer cancel()
-		_, err := Wait(ctx, l, 1)
+		_, _, err := Wait(ctx, l, 1)
 		require.NoError(t, err, "admitted 1ns before the deadline")
 		assert.Equal(t, time.Second, elapsed())
 	})
@@ -99,14 +101,14 @@ func TestWaitCancelledConsumesNothing(t *testing.T) {
 		l := drained(t, gcra(t, numerus.PerSecond(1), 1), time.Now())
 		ctx, cancel := context.WithCancel(t.Context())
 		time.AfterFunc(300*time.Millisecond, cancel)
-		got, err := Wait(ctx, l, 1)
+		got, _, err := Wait(ctx, l, 1)
 		require.ErrorIs(t, err, context.Canceled)
 		assert.True(t, got == l, "the limiter is returned unchanged")
 		assert.Equal(t, 300*time.Millisecond, elapsed())
 
 		// Already done: nothing is taken even though the limiter would admit at once.
 		fresh := gcra(t, numerus.PerSecond(1), 1)
-		got, err = Wait(ctx, fresh, 1)
+		got, _, err = Wait(ctx, fresh, 1)
 		require.ErrorIs(t, err, context.Canceled)
 		assert.True(t, got == fresh)
 	})
@@ -114,7 +116,7 @@ func TestWaitCancelledConsumesNothing(t *testing.T) {
 
 func TestWaitPanicsOnCostBelowOne(t *testing.T) {
 	assert.PanicsWithValue(t, "schedule: cost 0 is below 1", func() {
-		_, _ = Wait(context.Background(), numerus.AlwaysAllow(), 0)
+		_, _, _ = Wait(context.Background(), numerus.AlwaysAllow(), 0)
 	})
 }
 
@@ -125,12 +127,13 @@ func TestWaitOnTheFakeClock(t *testing.T) {
 		l := drained(t, gcra(t, numerus.PerSecond(10), 5), t0)
 		type result struct {
 			l   numerus.Limiter
+			at  time.Time
 			err error
 		}
 		done := make(chan result)
 		go func() {
-			next, err := wait(t.Context(), f, l, 2)
-			done <- result{next, err}
+			next, at, err := wait(t.Context(), f, l, 2)
+			done <- result{next, at, err}
 		}()
 		f.BlockUntil(1)
 		at, _ := f.Next()
@@ -145,6 +148,7 @@ func TestWaitOnTheFakeClock(t *testing.T) {
 		f.Advance(time.Millisecond)
 		r := <-done
 		require.NoError(t, r.err)
+		assert.True(t, r.at.Equal(t0.Add(200*time.Millisecond)), "charged at %v", r.at)
 		_, _, ok := r.l.Debit(t0.Add(200 * time.Millisecond))
 		assert.False(t, ok, "both tokens were taken")
 		assert.Equal(t, 0, f.Timers(), "the timer is released")
@@ -194,22 +198,24 @@ func TestGateAndScheduleGiveUpAlike(t *testing.T) {
 	}
 }
 
-// TestWaitLatenessDoesNotAccumulate: Waits whose timers fire late debit at their turns, so each
-// admission comes one timer's lateness after its turn, not the sum of the lateness before it.
-func TestWaitLatenessDoesNotAccumulate(t *testing.T) {
+// TestWaitLateWakeUpChargesTheLateInstant: Waits whose timers fire 10ms late debit at the
+// instant they wake, not at the one they slept for, so each admission is the policy's interval
+// after the last charge: 110, 220, 330ms and on. Wait returns the instant it charged.
+func TestWaitLateWakeUpChargesTheLateInstant(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := clock.NewFake(t0)
 		clk := lateClock{f, 10 * time.Millisecond}
-		done := make(chan time.Duration, 5)
+		type charge struct{ at, now time.Time }
+		done := make(chan charge, 5)
 		go func() {
 			l := drained(t, gcra(t, numerus.PerSecond(10), 1), t0)
 			for range 5 {
-				next, err := wait(t.Context(), clk, l, 1)
+				next, at, err := wait(t.Context(), clk, l, 1)
 				if !assert.NoError(t, err) {
 					return
 				}
 				l = next
-				done <- f.Now().Sub(t0)
+				done <- charge{at, f.Now()}
 			}
 		}()
 		for synctest.Wait(); len(done) < 5; synctest.Wait() {
@@ -218,28 +224,31 @@ func TestWaitLatenessDoesNotAccumulate(t *testing.T) {
 			f.Set(at)
 		}
 		for i := range 5 {
-			assert.Equal(t, time.Duration(i+1)*100*time.Millisecond+10*time.Millisecond, <-done, "admission %d", i)
+			c := <-done
+			want := t0.Add(time.Duration(i+1) * 110 * time.Millisecond)
+			assert.True(t, c.at.Equal(want), "admission %d charged at %v, want %v", i, c.at.Sub(t0), want.Sub(t0))
+			assert.True(t, c.at.Equal(c.now), "admission %d returned at %v", i, c.now.Sub(t0))
 		}
 	})
 }
 
-// TestWaitLooseLimiterAtItsTurnRetriesAtNow: a Wait woken late, whose limiter refuses at the turn
-// it slept for with an instant that has passed (a limiter not tight at its answers), asks again at
-// now, and is admitted there, rather than failing or walking the past.
-func TestWaitLooseLimiterAtItsTurnRetriesAtNow(t *testing.T) {
+// TestWaitLooseLimiterAtItsWakeUp: a Wait woken late, on a limiter not tight at its answers,
+// asks once, at the instant it wakes, and is admitted there, rather than failing or walking the
+// past.
+func TestWaitLooseLimiterAtItsWakeUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := clock.NewFake(t0)
 		l := newShifty(t0.Add(100 * time.Millisecond))
 		done := make(chan error, 1)
 		go func() {
-			_, err := wait(t.Context(), lateClock{f, 10 * time.Millisecond}, l, 1)
+			_, _, err := wait(t.Context(), lateClock{f, 10 * time.Millisecond}, l, 1)
 			done <- err
 		}()
 		synctest.Wait()
 		at, ok := f.Next()
 		require.True(t, ok, "asleep")
 		require.True(t, at.Equal(t0.Add(110*time.Millisecond)), "its timer fires 10ms late: %v", at)
-		*l.open, *l.lag = t0.Add(100*time.Millisecond+3*time.Nanosecond), time.Nanosecond
+		*l.open, *l.lag, *l.calls = t0.Add(100*time.Millisecond+3*time.Nanosecond), time.Nanosecond, 0
 		f.Set(at)
 		synctest.Wait()
 		select {
@@ -249,5 +258,6 @@ func TestWaitLooseLimiterAtItsTurnRetriesAtNow(t *testing.T) {
 			t.Fatal("not admitted at its wake-up")
 		}
 		assert.True(t, l.admitted.Equal(at), "admitted at now: %v", *l.admitted)
+		assert.Equal(t, 1, *l.calls, "one debit after the wake-up")
 	})
 }

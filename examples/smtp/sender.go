@@ -51,8 +51,8 @@ func (s *sender) run(ctx context.Context, n int) (summary, error) {
 	for i := range seqs {
 		seqs[i] = i + 1
 	}
-	err := schedule.Drain(ctx, s.gate, slices.Values(seqs), func(ctx context.Context, seq int) error {
-		s.onTime = len(s.plan) > 0 && time.Now().Equal(s.plan[0])
+	err := schedule.Drain(ctx, s.gate, slices.Values(seqs), func(ctx context.Context, seq int, at time.Time) error {
+		s.onTime = len(s.plan) > 0 && at.Equal(s.plan[0])
 		err := s.send(ctx, seq, n)
 		s.done++
 		s.report(n)
@@ -80,7 +80,7 @@ func (s *sender) send(ctx context.Context, seq, total int) error {
 		}
 		s.sum.Retried++
 		s.onTime = false
-		if err := s.gate.Take(ctx, 1); err != nil {
+		if _, err := s.gate.Take(ctx, 1); err != nil {
 			s.sum.Failed++
 			return fmt.Errorf("message %d: %w", seq, err)
 		}
