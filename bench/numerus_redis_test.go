@@ -27,7 +27,7 @@ type numerusRedisTaker struct {
 }
 
 func openNumerusRedis(_ *testing.B, rdb redis.UniversalClient, p keyedPolicy) keyedTaker {
-	store := redisstore.New(rdb, redisstore.WithMinTTL(time.Second))
+	store := must(redisstore.New(rdb, redisstore.WithMinTTL(time.Second)))
 	l := must(keyed.New(store, keyed.Rate(p.tokens, p.per, p.tokens), keyed.StringKey{}))
 	return numerusRedisTaker{store: store, l: l}
 }

@@ -84,7 +84,7 @@ func launchRedis(path string) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", path, err)
 	}
-	opts := &redis.Options{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	opts := &redis.Options{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), ContextTimeoutEnabled: true}
 	if err := awaitRedis(opts); err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()

@@ -31,7 +31,7 @@ func (s *Store) AcquireBatch(ctx context.Context, reqs []keyed.Request) ([]keyed
 		b.calls[i], b.errs[i] = s.call(opAcquire, r)
 	}
 	b.send(ctx)
-	return b.out, b.err()
+	return b.out, withCause(ctx, b.err())
 }
 
 func newBatch(s *Store, n int) *batch {

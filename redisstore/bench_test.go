@@ -38,7 +38,7 @@ func BenchmarkAcquire(b *testing.B) {
 	for _, bp := range benchPolicies {
 		for _, keys := range []int{1, 10000} {
 			b.Run("algo="+bp.name+"/keys="+strconv.Itoa(keys), func(b *testing.B) {
-				l := limiter(b, redisstore.New(srv.Client(b)), bp.policy, nil)
+				l := limiter(b, redisstore.MustNew(srv.Client(b)), bp.policy, nil)
 				subjects, ctx := subjectNames(keys), context.Background()
 				var allowed int64
 				n := 0
@@ -65,7 +65,7 @@ func BenchmarkAcquireParallel(b *testing.B) {
 	for _, bp := range benchPolicies[:1] {
 		for _, keys := range []int{1, 10000} {
 			b.Run("algo="+bp.name+"/keys="+strconv.Itoa(keys)+"/goroutines=64", func(b *testing.B) {
-				l := limiter(b, redisstore.New(srv.Client(b)), bp.policy, nil)
+				l := limiter(b, redisstore.MustNew(srv.Client(b)), bp.policy, nil)
 				subjects, ctx := subjectNames(keys), context.Background()
 				var allowed, checks, next atomic.Int64
 				b.SetParallelism((64 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
@@ -94,7 +94,7 @@ func BenchmarkAcquireBatch(b *testing.B) {
 	srv := redistest.Start(b)
 	for _, bp := range benchPolicies {
 		b.Run("algo="+bp.name+"/batch=100", func(b *testing.B) {
-			s := redisstore.New(srv.Client(b))
+			s := redisstore.MustNew(srv.Client(b))
 			reqs := redisstore.Requests(limiter(b, s, bp.policy, nil), 1, subjectNames(100)...)
 			ctx := context.Background()
 			var allowed int64

@@ -48,7 +48,7 @@ func requireLikeMemory(t *testing.T, s *redisstore.Store, key string, checks []c
 // script's terms), alone and in an And, checked at the very microsecond they drain (leaky) or
 // refill (token) whole, and on either side of it, decide as in process.
 func TestBucketDrainsAtItsMicrosecond(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	leaky := typed.Spec{Algo: typed.AlgoLeaky, Count: 2, Period: 3 * time.Microsecond, Burst: 1}
 	token := typed.Spec{Algo: typed.AlgoToken, Count: 3, Period: time.Microsecond, Burst: 2}
 	leaky3 := typed.Spec{Algo: typed.AlgoLeaky, Count: 3, Period: time.Microsecond, Burst: 2}
@@ -65,7 +65,7 @@ func TestBucketDrainsAtItsMicrosecond(t *testing.T) {
 // continues from the most used old leaf, not from the GCRA at its place (typed.Policy.Continue:
 // "both are the only changed leaves of their algorithm in their trees"), as in process.
 func TestChangeOfTwoGCRAsToOne(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	old := typed.MustCompile("gcra 10/h burst 10 | gcra 1/h burst 2")
 	next := typed.MustCompile("gcra 10/h burst 9 | token 1/h burst 2")
 	requireLikeMemory(t, s, "kinds", []check{{old, 0, 2}, {next, 0, 0}, {next, 0, 1}})
@@ -75,7 +75,7 @@ func TestChangeOfTwoGCRAsToOne(t *testing.T) {
 // are. The GCRA at its place is not the only changed GCRA of the new tree, so it continues from
 // the most used old leaf too, as in process.
 func TestChangeOfOneGCRAToTwo(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	old := typed.MustCompile("gcra 10/h burst 10 | token 1/h burst 2")
 	next := typed.MustCompile("gcra 10/h burst 9 | gcra 1/h burst 2")
 	requireLikeMemory(t, s, "kinds", []check{{old, 0, 2}, {next, 0, 0}, {next, 0, 1}})

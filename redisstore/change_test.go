@@ -31,7 +31,7 @@ type step struct {
 func runSteps(t *testing.T, c redis.UniversalClient, steps []step) string {
 	t.Helper()
 	clk := newClock(t0)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	var l keyed.Limiter[string]
 	for i, st := range steps {
@@ -137,7 +137,7 @@ func TestPolicyChange(t *testing.T) {
 
 	t.Run("the key's layout follows the policy", func(t *testing.T) {
 		ctx := context.Background()
-		s, clk := redisstore.New(c, redisstore.WithMinTTL(time.Hour)), newClock(t0)
+		s, clk := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour)), newClock(t0)
 		plainL, treeL := limiter(t, s, hourly(10), clk), limiter(t, s, and(hourly(10), window(8)), clk)
 		for i, step := range []struct {
 			l         keyed.Limiter[string]
@@ -204,7 +204,7 @@ func TestPolicyChange(t *testing.T) {
 // state they carried over, unless it is full: then they show the new policy's view of the stored
 // state, and write nothing.)
 func TestPolicyChangeMintsNothing(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour)) // time stands still
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour)) // time stands still
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
 		ps := []typed.Policy{typed.MustCompile(genSpec(rt, 1).String()), typed.MustCompile(genSpec(rt, 1).String())}

@@ -23,12 +23,12 @@ func TestCluster(t *testing.T) {
 	c := redistest.StartCluster(t).Client(t)
 	t.Run("conformance", func(t *testing.T) { conformance(t, c) })
 	t.Run("differential", func(t *testing.T) { differential(t, c) })
-	t.Run("batch", func(t *testing.T) { batch(t, redisstore.New(c), t.Name()) })
+	t.Run("batch", func(t *testing.T) { batch(t, redisstore.MustNew(c), t.Name()) })
 	t.Run("batch one by one", func(t *testing.T) { batchOneByOne(t, c) })
 	t.Run("coalesced across the slots", func(t *testing.T) { coalescedAcross(t, c) })
 	t.Run("tagged subjects spread", func(t *testing.T) { taggedSpread(t, c) })
 	t.Run("every kind across the slots", func(t *testing.T) {
-		s := redisstore.New(c)
+		s := redisstore.MustNew(c)
 		ctx := context.Background()
 		for _, text := range append([]string{strings.Join(eachKind, " & ")}, eachKind...) {
 			l := limiter(t, s, text, newClock(t0))
@@ -48,7 +48,7 @@ func TestCluster(t *testing.T) {
 // flight, so that their checks go in batches that span the slots (one pipeline per node): no
 // error, each cold subject admits its first, and the hot subject exactly its burst.
 func coalescedAcross(t *testing.T, c redis.UniversalClient) {
-	l := limiter(t, redisstore.New(c, redisstore.WithCoalescing(1)), "gcra 1/h burst 20", newClock(t0))
+	l := limiter(t, redisstore.MustNew(c, redisstore.WithCoalescing(1)), "gcra 1/h burst 20", newClock(t0))
 	var hot, cold, failed atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 32 {
@@ -81,7 +81,7 @@ func coalescedAcross(t *testing.T, c redis.UniversalClient) {
 // and each subject is still one key.
 func taggedSpread(t *testing.T, c *redis.ClusterClient) {
 	ctx := context.Background()
-	l := limiter(t, redisstore.New(c, redisstore.WithMinTTL(time.Hour)), "gcra 1/h burst 5", newClock(t0))
+	l := limiter(t, redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour)), "gcra 1/h burst 5", newClock(t0))
 	for i := range 1000 {
 		d, err := l.TryAcquire(ctx, fmt.Sprint("{x}", i), 1)
 		require.NoError(t, err)

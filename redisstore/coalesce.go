@@ -3,8 +3,10 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/numerus-closus/numerus/keyed"
 )
@@ -31,7 +33,8 @@ type coalescer struct {
 // mutex. Its decision (d, err) is written by the caller that sends its batch, before it signals
 // done, and read by its own caller after receiving from done.
 type waiter struct {
-	c     call
+	c        call
+	deadline time.Time // its caller's context's, or zero for none
 	d     keyed.Decision
 	err   error
 	state waitState
@@ -50,6 +53,15 @@ const (
 	abandoned                  // its caller's context ended after it left the queue
 )
 
+// withCause returns err, matching too the cause of ctx when ctx is done: a check that failed
+// because its deadline passed (a read cut short at it) says so.
+func withCause(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(err, cause) {
+		return fmt.Errorf("%w (%w)", err, cause)
+	}
+	return err
+}
+
 // errInterrupted is the error of the acquires of a batch whose sender panicked.
 var errInterrupted = errors.New("redisstore: the call sending this acquire's batch panicked")
 
@@ -64,10 +76,12 @@ func (co *coalescer) acquire(ctx context.Context, s *Store, c call) (keyed.Decis
 		co.busy++
 		co.mu.Unlock()
 		defer co.end()
-		return c.decision(s.exec(ctx, c))
+		d, err := c.decision(s.exec(ctx, c))
+		return d, withCause(ctx, err)
 	}
 	w := co.pool.Get().(*waiter)
 	w.c, w.state = c, queued
+	w.deadline, _ = ctx.Deadline()
 	co.queue = append(co.queue, w)
 	co.mu.Unlock()
 	select {
@@ -79,9 +93,11 @@ func (co *coalescer) acquire(ctx context.Context, s *Store, c call) (keyed.Decis
 		<-w.done // served or led meanwhile
 	}
 	if w.state == led { // read without the mutex: done was signalled after the write
-		return co.lead(ctx, s, w)
+		d, err := co.lead(ctx, s, w)
+		return d, withCause(ctx, err)
 	}
-	return co.finish(w)
+	d, err := co.finish(w)
+	return d, withCause(ctx, err)
 }
 
 // leave withdraws w, whose caller's context ended, and reports whether it did. An acquire not yet
@@ -124,7 +140,15 @@ func (co *coalescer) lead(ctx context.Context, s *Store, w *waiter) (keyed.Decis
 	for i, x := range batch {
 		b.calls[i] = x.c
 	}
-	b.send(context.WithoutCancel(ctx)) // a batch is not one caller's to cancel
+	// A batch is not one caller's to cancel, but its sender must not wait past its own deadline,
+	// the latest of the batch's (see handOn): those of earlier deadlines have left by then.
+	bctx := context.WithoutCancel(ctx)
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		bctx, cancel = context.WithDeadline(bctx, dl)
+		defer cancel()
+	}
+	b.send(bctx)
 	for i, x := range batch {
 		x.d, x.err = b.out[i], b.errs[i]
 	}
@@ -166,9 +190,22 @@ func (co *coalescer) handOn(batch []*waiter) {
 	for _, x := range batch {
 		x.state = taken
 	}
-	next := batch[0]
+	next := latest(batch)
 	next.state, next.lead = led, batch
 	next.done <- struct{}{}
+}
+
+// latest returns the acquire of batch whose caller's deadline is the latest (none is the
+// latest), to send it: no caller of the batch then waits for it past its own deadline, and
+// every one whose deadline has not passed gets its decision.
+func latest(batch []*waiter) *waiter {
+	next := batch[0]
+	for _, x := range batch[1:] {
+		if !next.deadline.IsZero() && (x.deadline.IsZero() || x.deadline.After(next.deadline)) {
+			next = x
+		}
+	}
+	return next
 }
 
 // finish returns the decision of w, served, and gives w back to the pool.

@@ -46,10 +46,13 @@ func (r *refuser) refuse(cmds ...redis.Cmder) error {
 // round trip is freed after.
 func TestAbandonedBeforeSent(t *testing.T) {
 	rec := &refuser{}
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never dialled: rec answers
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true}) // never dialled: rec answers
 	t.Cleanup(func() { _ = client.Close() })
 	client.AddHook(rec)
-	s := New(client, WithCoalescing(1))
+	s, err := New(client, WithCoalescing(1))
+	if err != nil {
+		t.Fatal(err)
+	}
 	co := s.co
 	pr, err := s.program(typed.MustCompile("gcra 1/h burst 1"))
 	require.NoError(t, err)

@@ -81,7 +81,7 @@ func gated(t *testing.T, policy string) (*redistest.Server, *redisstore.Store, k
 	t.Helper()
 	srv := redistest.Start(t)
 	c, g := srv.Client(t), newGate()
-	s := redisstore.New(c, redisstore.WithCoalescing(1), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithCoalescing(1), redisstore.WithMinTTL(time.Hour))
 	l := limiter(t, s, policy, nil)
 	_, err := l.Peek(context.Background(), "load the script")
 	require.NoError(t, err)
@@ -182,7 +182,7 @@ func TestCoalescedCancel(t *testing.T) {
 	require.ErrorIs(t, late, context.Canceled)
 	require.ErrorIs(t, queuedErr, context.Canceled)
 
-	other := limiter(t, redisstore.New(srv.Client(t)), "gcra 1/h burst 1", nil)
+	other := limiter(t, redisstore.MustNew(srv.Client(t)), "gcra 1/h burst 1", nil)
 	d, err := other.Peek(ctx, "never sent")
 	require.NoError(t, err)
 	require.Equal(t, int64(1), d.Remaining, "a cancelled acquire that waited took nothing")
@@ -236,7 +236,7 @@ func TestCoalescedLeaderCancel(t *testing.T) {
 	require.NoError(t, kept)
 	require.True(t, keptD.Allowed)
 
-	other := limiter(t, redisstore.New(srv.Client(t)), "gcra 1/h burst 1", nil)
+	other := limiter(t, redisstore.MustNew(srv.Client(t)), "gcra 1/h burst 1", nil)
 	d, err := other.Peek(ctx, "leader")
 	require.NoError(t, err)
 	require.Equal(t, int64(1), d.Remaining, "the cancelled acquire took nothing")
@@ -299,7 +299,7 @@ func TestCoalescingScope(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, g := srv.Client(t), newGate()
-			l := limiter(t, redisstore.New(c, tc.opts...), "gcra 1/h burst 3", nil)
+			l := limiter(t, redisstore.MustNew(c, tc.opts...), "gcra 1/h burst 3", nil)
 			_, err := l.Peek(ctx, "load the script")
 			require.NoError(t, err)
 			c.AddHook(g)

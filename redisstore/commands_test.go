@@ -85,7 +85,7 @@ func TestOneCommandPerCheck(t *testing.T) {
 	srv := redistest.Start(t)
 	c, hook := srv.Client(t), &sent{}
 	c.AddHook(hook)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	clk := newClock(t0)
 	ctx := context.Background()
 	tree := eachKind[0] + " & (" + strings.Join(eachKind[4:], " | ") + ")"
@@ -121,7 +121,7 @@ func TestScriptFlush(t *testing.T) {
 	srv := redistest.Start(t)
 	c, hook := srv.Client(t), &sent{}
 	c.AddHook(hook)
-	l := limiter(t, redisstore.New(c, redisstore.WithMinTTL(time.Hour)), eachKind[0], newClock(t0))
+	l := limiter(t, redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour)), eachKind[0], newClock(t0))
 	ctx := context.Background()
 	for i := range 3 {
 		require.NoError(t, c.ScriptFlush(ctx).Err())
@@ -143,7 +143,7 @@ func TestScriptFlush(t *testing.T) {
 // as on a cluster) after the server lost its scripts loads them again, and decides as ever.
 func TestPipelinedBatchAfterScriptFlush(t *testing.T) {
 	c := redistest.Start(t).Client(t)
-	s := redisstore.New(c, redisstore.WithKeyPerCall(), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithKeyPerCall(), redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	l := limiter(t, s, "gcra 1/h burst 2", nil)
 	_, err := l.Peek(ctx, "load")
@@ -161,10 +161,10 @@ func TestValidatedBeforeAnyCall(t *testing.T) {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
-	c, hook := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1}), &sent{}
+	c, hook := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, ContextTimeoutEnabled: true}), &sent{}
 	defer c.Close()
 	c.AddHook(hook)
-	s := redisstore.New(c)
+	s := redisstore.MustNew(c)
 	ctx := context.Background()
 	p := policy(eachKind[0]) // a capacity of 3
 	req := func(cost int64, at time.Time) keyed.Request {
@@ -208,7 +208,7 @@ func TestValidatedBeforeAnyCall(t *testing.T) {
 // key of another type refuses.
 func TestBatchReadsEachKeyOnce(t *testing.T) {
 	c := redistest.Start(t).Client(t)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	l := limiter(t, s, "gcra 10/s burst 3", newClock(t0))
 	subjects := make([]string, 100)

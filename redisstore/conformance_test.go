@@ -19,7 +19,7 @@ import (
 // checks it again (a 1ms period makes a 1ms TTL). WithMinTTL keeps every key for the whole run; a
 // key kept past its subject's full instant decides as an absent one, so this changes no decision.
 func conformance(t *testing.T, client redis.UniversalClient) {
-	s := redisstore.New(client, redisstore.WithMinTTL(10*time.Minute))
+	s := redisstore.MustNew(client, redisstore.WithMinTTL(10*time.Minute))
 	storetest.Run(t, func(*testing.T) keyed.Store { return s })
 }
 

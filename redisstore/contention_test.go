@@ -36,7 +36,7 @@ func TestContention(t *testing.T) {
 		t.Run(tc.policy, func(t *testing.T) {
 			limiters := make([]keyed.Limiter[string], len(clients))
 			for i, c := range clients {
-				limiters[i] = limiter(t, redisstore.New(c), tc.policy, clk)
+				limiters[i] = limiter(t, redisstore.MustNew(c), tc.policy, clk)
 			}
 			var admitted, failed atomic.Int64
 			var wg sync.WaitGroup

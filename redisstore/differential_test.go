@@ -75,7 +75,7 @@ var subjects atomic.Int64
 // rounded up to the microsecond. Timelines step forward by random amounts, repeat instants, and
 // step back. Half the runs switch between two policies, so policy changes are checked too.
 func differential(t *testing.T, client redis.UniversalClient) {
-	s := redisstore.New(client, redisstore.WithMinTTL(time.Hour)) // time runs slower than the server's
+	s := redisstore.MustNew(client, redisstore.WithMinTTL(time.Hour)) // time runs slower than the server's
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
 		ref := memory.New(memory.WithGrace(1000 * time.Hour)) // keeps what the script keeps (WithMinTTL)
@@ -141,7 +141,7 @@ func TestDifferentialStandalone(t *testing.T) {
 // leaves (size·P + N, and a refill of at most 2^51 µs), costs of any size, instants up to 2112,
 // and steps as long as a refill.
 func TestDifferentialLarge(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
 		ref := memory.New(memory.WithGrace(math.MaxInt64)) // keeps what the script keeps, through steps of years
@@ -189,7 +189,7 @@ func TestDifferentialLarge(t *testing.T) {
 // costs as large as the limit, against the memory store. At 2^53−1, which CheckPolicy took
 // before, a RetryAfter came early and a log admitted a token too many or turned corrupt.
 func TestDifferentialLargeLogs(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
 		ref := memory.New(memory.WithGrace(math.MaxInt64))

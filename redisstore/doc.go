@@ -3,13 +3,14 @@
 // and one round trip (EVALSHA, falling back to EVAL when the server lost the script), the first
 // check of a new subject included.
 //
-//	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"}) // or a Ring, Cluster, any UniversalClient
+//	client := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true}) // or a Ring, Cluster
+//	store, err := redisstore.New(client) // an error if the client would ignore deadlines
 //	// 20 at once, then 10 a second: up to 29 in a second.
-//	lim, err := keyed.New(redisstore.New(client), keyed.Rate(10, time.Second, 20), keyed.StringKey{})
+//	lim, err := keyed.New(store, keyed.Rate(10, time.Second, 20), keyed.StringKey{})
 //	if err != nil {
 //		// an invalid policy, or one the script cannot keep exact (see Exact arithmetic)
 //	}
-//	d, err := lim.TryAcquire(ctx, "user:42", 1)
+//	d, err := lim.TryAcquire(ctx, "user:42", 1) // give ctx a deadline: no check outlasts it
 //	if err != nil {
 //		// the server could not answer: see FailOpen and FailClosed
 //	}
@@ -101,6 +102,31 @@
 // slower than the server's (a test holding time still, a replay: keys expire by the server's
 // clock), and for subjects that refill within milliseconds, whose keys would otherwise expire and
 // be created anew at every check.
+//
+// # Durability
+//
+// The limits hold only as long as the server keeps its keys. A restart without persistence loses
+// them all, and every subject starts full again: a spent subject gets its whole burst back
+// (TestDurability). What to configure, for each guarantee:
+//
+//   - no check granted twice across a crash: appendonly yes with appendfsync always, on a single
+//     primary. Each write reaches the disk before its check answers.
+//   - at most a second of admissions forgotten in a crash: appendfsync everysec (the default with
+//     appendonly yes). The subjects charged in that second may be charged again.
+//   - RDB snapshots alone lose everything since the last one.
+//   - replication is asynchronous: a failover to a replica that lags forgets the admissions it
+//     had not received, and their subjects regain them. min-replicas-to-write and
+//     min-replicas-max-lag bound the lag, and keep the primary from writing without replicas.
+//
+// # Deadlines
+//
+// No check waits past its context's deadline. [New] requires a go-redis client that applies
+// deadlines to its reads (ContextTimeoutEnabled: without it a check against a server that
+// accepts and never answers waited 5s against a deadline of 200ms), and a batch of coalesced
+// acquires is sent by the one of them whose deadline is the latest, and given up at it: the
+// others leave at their own (TestNoCallerWaitsPastItsDeadline). A check cut short by its deadline
+// fails with an error that matches context.DeadlineExceeded; it may have been applied on the
+// server, which can only refuse early later, never admit too much.
 //
 // # Errors and faults
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
@@ -13,8 +14,18 @@ import (
 
 // This example needs a Redis server, so it is compiled but not run.
 func Example() {
-	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+	client := redis.NewClient(&redis.Options{
+		Addr:                  "localhost:6379",
+		ContextTimeoutEnabled: true, // a check ends by its context's deadline: New requires it
+		DialTimeout:           time.Second,
+		ReadTimeout:           time.Second, // a check is one round trip, well under a millisecond
+		WriteTimeout:          time.Second,
+	})
 	defer client.Close()
+	store, err := redisstore.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
 	// Per API key: 20 at once, then 10 a second (up to 29 in a second), and 1000 an hour,
 	// estimated over the current and the previous clock hour (the sliding counter, which may let
 	// up to 2000 through in an hour that spans the turn of one).
@@ -22,11 +33,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	limiter, err := keyed.New(redisstore.New(client), policy, keyed.StringKey{}, keyed.WithNamespace("api"))
+	limiter, err := keyed.New(store, policy, keyed.StringKey{}, keyed.WithNamespace("api"))
 	if err != nil {
 		log.Fatal(err) // an invalid policy, or one the script cannot keep exact
 	}
-	d, err := limiter.TryAcquire(context.Background(), "user:42", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond) // never wait longer
+	defer cancel()
+	d, err := limiter.TryAcquire(ctx, "user:42", 1)
 	if err != nil {
 		log.Print(err)
 	}
@@ -42,9 +55,12 @@ func Example() {
 
 // ExampleStore_AcquireBatch checks many subjects in one round trip.
 func ExampleStore_AcquireBatch() {
-	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+	client := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
 	defer client.Close()
-	store := redisstore.New(client)
+	store, err := redisstore.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
 	limiter, err := keyed.New(store, keyed.PerSecond(100), keyed.StringKey{}) // at most 100 in any second
 	if err != nil {
 		log.Fatal(err)

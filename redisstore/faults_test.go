@@ -27,9 +27,9 @@ import (
 // is back (empty, without the script), the next call works.
 func TestServerRestart(t *testing.T) {
 	srv := redistest.Spawn(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialerRetries: 1, DialTimeout: time.Second})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialerRetries: 1, DialTimeout: time.Second, ContextTimeoutEnabled: true})
 	defer c.Close()
-	s := redisstore.New(c)
+	s := redisstore.MustNew(c)
 	l := limiter(t, s, eachKind[0], newClock(t0))
 	ctx := context.Background()
 	d, err := l.TryAcquire(ctx, "alice", 1)
@@ -72,7 +72,7 @@ func requireNetError(t *testing.T, err error) {
 
 // TestDeadline: a context that is done fails the call with an error wrapping its cause.
 func TestDeadline(t *testing.T) {
-	l := limiter(t, redisstore.New(redistest.Start(t).Client(t)), eachKind[0], newClock(t0))
+	l := limiter(t, redisstore.MustNew(redistest.Start(t).Client(t)), eachKind[0], newClock(t0))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := l.TryAcquire(ctx, "alice", 1)
@@ -107,7 +107,7 @@ func plain(t *testing.T, policy string, nums ...float64) string {
 func TestCorruptState(t *testing.T) {
 	srv := redistest.Start(t)
 	c, clk := srv.Client(t), newClock(t0)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	gcra, token, window, tree, log := eachKind[0], eachKind[1], eachKind[4], eachKind[0]+" & "+eachKind[4], "sliding 10/h"
 	now := float64(t0.UnixMicro())
@@ -189,7 +189,7 @@ func TestCorruptState(t *testing.T) {
 func TestCorruptWindowStart(t *testing.T) {
 	srv := redistest.Start(t)
 	c, clk := srv.Client(t), newClock(t0)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	now := float64(t0.UnixMicro()) // on the grid of 1s windows
 	for _, tc := range []struct {
@@ -215,7 +215,7 @@ func TestCorruptWindowStart(t *testing.T) {
 // N or more, in a string (the fast path) and in a hash (the engine).
 func TestCorruptEntriesAndRemainders(t *testing.T) {
 	c, clk := redistest.Start(t).Client(t), newClock(t0)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	now := float64(t0.UnixMicro())
 	for _, tc := range []struct {
@@ -257,7 +257,7 @@ func TestCorruptEntriesAndRemainders(t *testing.T) {
 // would otherwise hand out a token more than its size, for good.
 func TestCorruptOnePastTheBounds(t *testing.T) {
 	c, clk := redistest.Start(t).Client(t), newClock(t0)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	now := float64(t0.UnixMicro())                  // on the grid of 1s windows
 	gcra, lq := "gcra 3/s burst 1", float64(333333) // 3 per 10^6 µs: the TAT runs 333333 + 1/3 µs ahead at most
@@ -328,7 +328,7 @@ func requireCorrupt(t *testing.T, s *redisstore.Store, l keyed.Limiter[string], 
 // under another policy, which would carry the subject over from it, fails with ErrCorrupt.
 func TestCorruptPolicyOnePastTheBounds(t *testing.T) {
 	c, clk := redistest.Start(t).Client(t), newClock(t0)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	now := float64(t0.UnixMicro())
 	kids := []string{"& 1001"}
@@ -366,7 +366,7 @@ func TestCorruptPolicyOnePastTheBounds(t *testing.T) {
 // In a batch the other subjects are decided as ever.
 func TestForeignKeyIsCorrupt(t *testing.T) {
 	c, clk := redistest.Start(t).Client(t), newClock(t0)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	foreign := map[string]string{"owner": "x", "balance": "42"}
 	for _, text := range append(slices.Clone(eachKind), eachKind[0]+" & "+eachKind[6], eachKind[4]+" | "+eachKind[3]) {

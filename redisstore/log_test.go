@@ -19,7 +19,7 @@ import (
 // 0 and 1 and stops at 3, so the bisection decides the entry at 2, which is dead: 3 are live.
 // The store must agree with keyed's memory store.
 func TestLogExpiryBoundaryInBisect(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	ref := memory.New(memory.WithGrace(1000 * time.Hour))
 	p, ctx := policy("sliding 10/10us"), context.Background()
 	key := []byte(t.Name())
@@ -50,7 +50,7 @@ func TestLogExpiryBoundaryInBisect(t *testing.T) {
 func TestLogDropsExpiredFields(t *testing.T) {
 	c := redistest.Start(t).Client(t)
 	clk := newClock(t0)
-	l := limiter(t, redisstore.New(c, redisstore.WithMinTTL(time.Hour)), "sliding 100/3us", clk)
+	l := limiter(t, redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour)), "sliding 100/3us", clk)
 	ctx := context.Background()
 	for i := range 50 {
 		clk.set(t0.Add(time.Duration(i) * time.Microsecond))
@@ -70,7 +70,7 @@ func TestLogDropsExpiredFields(t *testing.T) {
 // longer exact, unless the script rebases it. Each µs takes a quarter of the limit less one
 // token (odd) and peeks; the store must agree with keyed's memory store at every step.
 func TestLogRebasesItsRunningCount(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	p := policy("sliding 1125899906842624/4us") // 2^50 in 4µs
 	var checks []check
 	for i := range 160 {

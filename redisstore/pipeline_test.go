@@ -49,7 +49,7 @@ func TestBatch(t *testing.T) {
 	srv := redistest.Start(t)
 	c, hook := srv.Client(t), &sent{}
 	c.AddHook(hook)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	_, err := limiter(t, s, eachKind[0], nil).Peek(context.Background(), "load the script")
 	require.NoError(t, err)
 	hook.take()
@@ -89,7 +89,7 @@ func TestBatchLarge(t *testing.T) {
 	srv := redistest.Start(t)
 	c, hook := srv.Client(t), &sent{}
 	c.AddHook(hook)
-	s := redisstore.New(c)
+	s := redisstore.MustNew(c)
 	l := limiter(t, s, "gcra 1/h burst 3", nil)
 	_, err := l.Peek(context.Background(), "load the script")
 	require.NoError(t, err)
@@ -115,7 +115,7 @@ func TestBatchKeyPerCall(t *testing.T) {
 	srv := redistest.Start(t)
 	c, hook := srv.Client(t), &sent{}
 	c.AddHook(hook)
-	s := redisstore.New(c, redisstore.WithKeyPerCall())
+	s := redisstore.MustNew(c, redisstore.WithKeyPerCall())
 	l := limiter(t, s, "gcra 1/h burst 1", nil)
 	_, err := l.Peek(context.Background(), "load the script")
 	require.NoError(t, err)
@@ -134,7 +134,7 @@ func TestBatchKeyPerCall(t *testing.T) {
 func TestBatchCorrupt(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
-	s := redisstore.New(c)
+	s := redisstore.MustNew(c)
 	for _, text := range []string{"gcra 1/h burst 3", "sliding 3/h"} { // the fast path, the general engine
 		l := limiter(t, s, text, nil)
 		require.NoError(t, c.Set(context.Background(), redisstore.RedisKey(l.Key("bad")), "x", 0).Err())
@@ -155,7 +155,7 @@ func TestBatchDecidesAsOneByOne(t *testing.T) {
 }
 
 func batchOneByOne(t *testing.T, client redis.UniversalClient) {
-	s := redisstore.New(client, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(client, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
 		var ps []typed.Policy
@@ -188,7 +188,7 @@ func batchOneByOne(t *testing.T, client redis.UniversalClient) {
 
 // TestBatchInvalid: an invalid check fails alone; the batch reports it and runs the others.
 func TestBatchInvalid(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t))
+	s := redisstore.MustNew(redistest.Start(t).Client(t))
 	reqs := redisstore.Requests(limiter(t, s, eachKind[0], nil), 1, "a", "b", "c")
 	reqs[1].Cost = 0
 	ds, err := s.AcquireBatch(context.Background(), reqs)
@@ -203,7 +203,7 @@ func TestBatchInvalid(t *testing.T) {
 func TestQueue(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	l := limiter(t, s, eachKind[0], nil)
 	_, err := l.Peek(ctx, "load the script")
@@ -242,7 +242,7 @@ func TestQueue(t *testing.T) {
 func TestRequests(t *testing.T) {
 	c := newClock(t0)
 	for _, clk := range []*clock{nil, c} {
-		l := limiter(t, redisstore.New(nil), eachKind[0], clk)
+		l := limiter(t, redisstore.MustNew(nil), eachKind[0], clk)
 		reqs := redisstore.Requests(l, 2, "a", "b")
 		require.Len(t, reqs, 2)
 		for i, s := range []string{"a", "b"} {
@@ -262,7 +262,7 @@ func TestRequests(t *testing.T) {
 // instants, as the limiter's own checks do, not at the server's.
 func TestBatchKeepsTheLimitersClock(t *testing.T) {
 	ctx := context.Background()
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	c := newClock(t0) // long past: by the server's clock every window below is over
 	l := limiter(t, s, "window 1/h", c)
 	ds, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a", "b"))
@@ -285,7 +285,7 @@ func TestBatchKeepsTheLimitersClock(t *testing.T) {
 // TestBatchDecidesAsOneByOne).
 func TestBatchPerCallNumbers(t *testing.T) {
 	ctx := context.Background()
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	reqs := redisstore.Requests(limiter(t, s, "gcra 1/s burst 5", nil), 1, "a", "a", "a", "b", "a")
 	ref := memory.New(memory.WithGrace(time.Hour))
 	for i, c := range []int64{2, 3, 2, 5, 1} {

@@ -75,10 +75,10 @@ func TestCheckPolicy(t *testing.T) {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
-	c, hook := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1}), &sent{}
+	c, hook := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, ContextTimeoutEnabled: true}), &sent{}
 	defer c.Close()
 	c.AddHook(hook)
-	s := redisstore.New(c)
+	s := redisstore.MustNew(c)
 	ctx := context.Background()
 	for name, sp := range notExact {
 		p, err := typed.Compile(sp)

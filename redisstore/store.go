@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/redis/go-redis/v9"
 )
@@ -70,15 +71,37 @@ func WithMinTTL(d time.Duration) Option {
 func WithKeyPerCall() Option { return option(func(s *Store) { s.single = false }) }
 
 // New returns a store on client: a standalone, Sentinel, Ring or Cluster client all work, since
-// every call touches one key.
-func New(client redis.UniversalClient, opts ...Option) *Store {
+// every call touches one key. The client must honour its callers' deadlines: a go-redis client
+// must set ContextTimeoutEnabled, or a check against a server that stops answering would wait
+// out the client's read timeout (3s by default, with retries), seconds past the caller's
+// deadline. New returns an error matching numerus.ErrInvalidArgument for a *redis.Client,
+// *redis.ClusterClient or *redis.Ring without it; another implementation of
+// redis.UniversalClient must honour deadlines itself.
+func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
+	if !honoursDeadlines(client) {
+		return nil, &numerus.ParamError{Param: "client", Problem: "must set ContextTimeoutEnabled, so that no check waits past its context's deadline"}
+	}
 	script := redis.NewScript(engineSource)
 	s := &Store{client: client, script: script, sha: script.Hash(), minTTL: "1", co: newCoalescer(defaultInFlight)}
 	_, s.single = client.(*redis.Client)
 	for _, o := range opts {
 		o.apply(s)
 	}
-	return s
+	return s, nil
+}
+
+// honoursDeadlines reports whether a go-redis client applies its callers' deadlines to its
+// reads and writes; clients of other types are taken to.
+func honoursDeadlines(c redis.UniversalClient) bool {
+	switch c := c.(type) {
+	case *redis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return true
 }
 
 // defaultInFlight is how many round trips of acquires a Store has in flight at most, by default.
@@ -131,7 +154,8 @@ func (s *Store) run(ctx context.Context, op string, r keyed.Request) (keyed.Deci
 	if op == opAcquire && s.co != nil {
 		return s.co.acquire(ctx, s, c)
 	}
-	return c.decision(s.exec(ctx, c))
+	d, err := c.decision(s.exec(ctx, c))
+	return d, withCause(ctx, err)
 }
 
 // exec sends c as one EVALSHA or, if the server does not hold the script (after a SCRIPT FLUSH, a

@@ -18,7 +18,7 @@ import (
 func TestAcquireGCRA(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClock(t0)
-	s := redisstore.New(srv.Client(t), redisstore.WithMinTTL(time.Hour)) // time stands still
+	s := redisstore.MustNew(srv.Client(t), redisstore.WithMinTTL(time.Hour)) // time stands still
 	l := limiter(t, s, "gcra 10/s burst 3", c)
 	ctx := context.Background()
 	for i := range 3 {
@@ -43,7 +43,7 @@ func TestAcquireGCRA(t *testing.T) {
 // and waits are measured from the instant itself, so they end on the microsecond the script
 // answered.
 func TestCallerTimeRounding(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	p, ctx := policy("gcra 1/3us burst 1"), context.Background()
 	at := t0.Add(999 * time.Nanosecond) // decided at t0
 	d, err := s.Acquire(ctx, keyed.Request{Key: []byte(t.Name()), Policy: p, Cost: 1, At: at})
@@ -63,7 +63,7 @@ func TestDeepestTree(t *testing.T) {
 	for range 32 {
 		sp = typed.Spec{Algo: typed.AlgoAnd, Of: []typed.Spec{sp, mustParse(t, eachKind[1])}}
 	}
-	s := redisstore.New(redistest.Start(t).Client(t))
+	s := redisstore.MustNew(redistest.Start(t).Client(t))
 	d, err := limiterOf(t, s, sp, newClock(t0)).TryAcquire(context.Background(), "deep", 1)
 	require.NoError(t, err)
 	require.True(t, d.Allowed)
@@ -77,7 +77,7 @@ func TestDeepestTree(t *testing.T) {
 // that steps back, or repeats an instant, credits nothing.
 func TestClockBack(t *testing.T) {
 	c := newClock(t0.Add(10 * time.Second))
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	for _, text := range append([]string{eachKind[1] + " & " + eachKind[6]}, eachKind...) {
 		l := limiter(t, s, text, c)
@@ -98,7 +98,7 @@ func TestClockBack(t *testing.T) {
 // at it.
 func TestRetryIsTight(t *testing.T) {
 	c := newClock(t0)
-	s := redisstore.New(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	ctx := context.Background()
 	for _, text := range append([]string{eachKind[1] + " & " + eachKind[6], eachKind[4] + " | " + eachKind[5]}, eachKind...) {
 		l := limiter(t, s, text, c)
@@ -130,7 +130,7 @@ func TestRetryIsTight(t *testing.T) {
 func TestKeysAreTheLimiters(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
-	l := limiter(t, redisstore.New(c), "gcra 1/h burst 2", nil)
+	l := limiter(t, redisstore.MustNew(c), "gcra 1/h burst 2", nil)
 	_, err := l.TryAcquire(context.Background(), "a:b", 1)
 	require.NoError(t, err)
 	keys, err := c.Keys(context.Background(), "*"+t.Name()+"*").Result()

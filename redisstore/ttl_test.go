@@ -105,7 +105,7 @@ const keep = time.Millisecond
 func TestTTL(t *testing.T) {
 	srv := redistest.Start(t)
 	c, clk := srv.Client(t), newClock(t0)
-	s := redisstore.New(c)
+	s := redisstore.MustNew(c)
 	ctx := context.Background()
 	_, err := limiter(t, s, eachKind[0], clk).Peek(ctx, "load the script")
 	require.NoError(t, err)
@@ -180,13 +180,13 @@ func TestTTL(t *testing.T) {
 
 	t.Run("at least the minimum", func(t *testing.T) {
 		clk.set(t0)
-		l := limiter(t, redisstore.New(c, redisstore.WithMinTTL(1500*time.Microsecond)), "gcra 10/s burst 5", clk)
+		l := limiter(t, redisstore.MustNew(c, redisstore.WithMinTTL(1500*time.Microsecond)), "gcra 10/s burst 5", clk)
 		_, ttl, _ := acquireTTL(t, l, c, "short", 1)
 		require.Equal(t, 100*time.Millisecond+keep, ttl)
-		l = limiter(t, redisstore.New(c, redisstore.WithMinTTL(2500*time.Microsecond)), "gcra 1/300us burst 1", clk)
+		l = limiter(t, redisstore.MustNew(c, redisstore.WithMinTTL(2500*time.Microsecond)), "gcra 1/300us burst 1", clk)
 		_, ttl, _ = acquireTTL(t, l, c, "rounded up", 1)
 		require.Equal(t, 3*time.Millisecond, ttl, "2.5ms rounded up, above the 1ms+keep until full")
-		l = limiter(t, redisstore.New(c, redisstore.WithMinTTL(time.Hour)), "gcra 10/s burst 5", clk)
+		l = limiter(t, redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour)), "gcra 10/s burst 5", clk)
 		_, ttl, _ = acquireTTL(t, l, c, "long", 1)
 		require.Equal(t, time.Hour, ttl)
 	})
@@ -196,7 +196,7 @@ func TestTTL(t *testing.T) {
 func TestServerTime(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
-	l := limiter(t, redisstore.New(c), "gcra 1/h burst 2", nil)
+	l := limiter(t, redisstore.MustNew(c), "gcra 1/h burst 2", nil)
 	ctx := context.Background()
 	for i := range 2 {
 		d, err := l.TryAcquire(ctx, "alice", 1)
@@ -226,7 +226,7 @@ const slack = time.Second
 func TestTTLGeneralEngine(t *testing.T) {
 	srv := redistest.Start(t)
 	c, clk := srv.Client(t), newClock(t0)
-	s := redisstore.New(c)
+	s := redisstore.MustNew(c)
 	for _, tc := range []struct {
 		name, policy string
 		full, ttl    time.Duration

@@ -17,7 +17,7 @@ import (
 // TestLogDropsManyEntries: a sliding log of more entries than Lua's unpack takes at once (about
 // 8,000) that all expire together is dropped in one check, and checks go on.
 func TestLogDropsManyEntries(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t))
+	s := redisstore.MustNew(redistest.Start(t).Client(t))
 	c := newClock(t0)
 	l := limiter(t, s, "sliding 10000/m", c)
 	ctx := context.Background()
@@ -42,7 +42,7 @@ func TestLogDropsManyEntries(t *testing.T) {
 // TestManyLeaves: a policy of more leaves than Lua's unpack takes at once runs, and changes to
 // another such policy, deciding as the memory store does.
 func TestManyLeaves(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t))
+	s := redisstore.MustNew(redistest.Start(t).Client(t))
 	ref := memory.New(memory.WithGrace(time.Hour))
 	wide := func(per time.Duration) typed.Spec {
 		var ors []typed.Spec
@@ -71,7 +71,7 @@ func TestManyLeaves(t *testing.T) {
 // than overflowing into a millisecond.
 func TestMinTTLForever(t *testing.T) {
 	c := redistest.Start(t).Client(t)
-	s := redisstore.New(c, redisstore.WithMinTTL(time.Duration(math.MaxInt64)))
+	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Duration(math.MaxInt64)))
 	l := limiter(t, s, "gcra 1000/s burst 1", newClock(t0))
 	ctx := context.Background()
 	d, err := l.TryAcquire(ctx, "a", 1)

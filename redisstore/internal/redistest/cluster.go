@@ -131,7 +131,7 @@ func (c *Cluster) Addrs() []string {
 // Client returns a cluster client, closed when the test ends.
 func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
 	t.Helper()
-	cl := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
+	cl := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = cl.Close() })
 	return cl
 }

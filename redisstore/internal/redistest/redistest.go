@@ -95,7 +95,7 @@ func (s *Server) Options() *redis.Options {
 		o, _ := redis.ParseURL(s.url)
 		return o
 	}
-	return &redis.Options{Addr: s.Addr}
+	return &redis.Options{Addr: s.Addr, ContextTimeoutEnabled: true}
 }
 
 // Client returns a client of the server, closed when the test ends.
