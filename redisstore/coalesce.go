@@ -35,11 +35,11 @@ type coalescer struct {
 type waiter struct {
 	c        call
 	deadline time.Time // its caller's context's, or zero for none
-	d     keyed.Decision
-	err   error
-	state waitState
-	lead  []*waiter     // the batch this waiter was handed to send (state led)
-	done  chan struct{} // signalled once, when the state becomes served or led
+	d        keyed.Decision
+	err      error
+	state    waitState
+	lead     []*waiter     // the batch this waiter was handed to send (state led)
+	done     chan struct{} // signalled once, when the state becomes served or led
 }
 
 type waitState uint8
@@ -54,9 +54,17 @@ const (
 )
 
 // withCause returns err, matching too the cause of ctx when ctx is done: a check that failed
-// because its deadline passed (a read cut short at it) says so.
+// because its deadline passed (a read cut short at it, which may end a moment before ctx's own
+// timer fires) says so.
 func withCause(ctx context.Context, err error) error {
-	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(err, cause) {
+	if err == nil {
+		return nil
+	}
+	cause := context.Cause(ctx)
+	if dl, ok := ctx.Deadline(); cause == nil && ok && !time.Now().Before(dl) {
+		cause = context.DeadlineExceeded
+	}
+	if cause != nil && !errors.Is(err, cause) {
 		return fmt.Errorf("%w (%w)", err, cause)
 	}
 	return err
