@@ -66,14 +66,21 @@
 // finds its turn behind the waiters, to fail at once if it would come too late. The gate keeps
 // the queue played through the planner, and each new waiter extends that play by its own take:
 // about two debits, however many wait ahead (BenchmarkGateQueue). A waiter charged at its turn
-// keeps the play. One charged later, a waiter that leaves, or a pause makes the next take that
-// must wait, refused TryTake or Schedule play the queue afresh, about two debits per waiter
-// (BenchmarkGateQueueLate). On the system clock nearly every waiter that waited is charged late.
+// keeps the play. On the system clock nearly every waiter that waited is charged late, which
+// moves every turn behind it later: the next take that must wait, refused TryTake or Schedule
+// then plays a queue of up to 256 waiters afresh, about two debits per waiter, and keeps the play
+// of a longer one as lower bounds of the true turns (BenchmarkGateQueueLate), so that a queue of
+// 10,000 costs an admission no more than one of ten. Behind such a queue a forecast may be early,
+// and a take whose turn only the true play puts past its deadline waits until its deadline
+// rather than failing at once; a waiter that leaves or a pause still plays it afresh.
 //
 // Every wake-up is a timer's: it comes late by the runtime's timer latency, which
-// BenchmarkWakeLateness measures, and by the time the woken goroutine waits to run. The turns
-// behind count from the instant charged, so lateness slows the pace a little and never lets
-// callers go closer together than the policy allows.
+// BenchmarkWakeLateness measures (about a millisecond on some virtual machines, whatever the
+// sleep), and by the time the woken goroutine waits to run. The turns behind count from the
+// instant charged, so lateness slows the pace and never lets callers go closer together than
+// the policy allows: a policy of one token at a time (burst 1) at more than about a thousand a
+// second then runs at the timer's pace; with a burst, the tokens that lateness leaves unused go
+// at once after the wake-up.
 //
 // # Errors
 //

@@ -220,7 +220,7 @@ func (g *Gate) handOn(now time.Time) {
 // at at (a debit whose result is dropped); false if the head has none.
 func (g *Gate) headTurn(at time.Time) (time.Time, bool) {
 	w := g.queue[0]
-	if g.plan.ok && g.plan.standsAt(at, w) {
+	if g.plan.ok && g.plan.exact && g.plan.standsAt(at, w) {
 		return w.turn, true
 	}
 	_, from, ok := g.l.DebitN(at, w.cost)

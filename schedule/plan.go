@@ -49,7 +49,7 @@ func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
 	if len(g.queue) == 0 {
 		return g.l, start, true
 	}
-	if g.plan.standsAt(start, g.queue[0]) {
+	if g.plan.standsAt(start, g.queue[0]) && (g.plan.exact || len(g.queue) > maxExactPlay) {
 		return g.plan.l, g.plan.at, g.plan.ok
 	}
 	l, at, ok := g.l, start, true
@@ -59,9 +59,14 @@ func (g *Gate) afterQueue(now time.Time) (numerus.Limiter, time.Time, bool) {
 		}
 		w.turn = at
 	}
-	g.plan = plan{valid: true, l: l, at: at, ok: ok}
+	g.plan = plan{valid: true, exact: true, l: l, at: at, ok: ok}
 	return l, at, ok
 }
+
+// maxExactPlay is the longest queue whose play the gate keeps exact after a waiter was charged
+// later than its turn: playing it again costs about two debits a waiter. A longer queue keeps
+// the play it has, whose turns are then no later than the true ones (see plan).
+const maxExactPlay = 256
 
 // start returns the instant the queue's play starts from: now, or the end of the pause. A head
 // whose turn has passed, woken but not yet run, would go now.
@@ -71,7 +76,7 @@ func (g *Gate) start(now time.Time) time.Time { return latest(now, g.paused) }
 // include it: the caller found that turn by behind, whose play of the queue is the plan.
 func (g *Gate) extend(w *waiter, l numerus.Limiter) {
 	g.queue = append(g.queue, w)
-	g.plan = plan{valid: true, l: l, at: w.turn, ok: true}
+	g.plan = plan{valid: true, exact: g.plan.exact, l: l, at: w.turn, ok: true}
 }
 
 // latest returns the later of a and b.
@@ -109,26 +114,31 @@ func first(l numerus.Limiter, at time.Time, cost int64) (numerus.Limiter, time.T
 // a pure value, and the same debit at the same instant leaves the same limiter. It answers a play
 // from any instant up to the head's turn, as from the instant it was played from: a lawful limiter
 // that refuses a take at an instant and admits it first at a later one refuses it at every
-// instant between. Anything else drops it, and the next take that must wait plays the queue
-// again: a waiter that leaves, a pause, a head charged at another instant than its turn (a late
-// wake-up, which moves every turn behind it) or refused at its wake-up.
+// instant between. A head charged later than its turn (a late wake-up, which moves every turn
+// behind it later, never earlier: a debit charged later leaves a lawful limiter no more
+// permissive at any later instant) leaves a play whose turns are lower bounds of the true ones:
+// the plan keeps it as inexact, and the next take that must wait plays a queue of at most
+// maxExactPlay waiters again; a longer queue keeps the bounds, which still fail at once, soundly,
+// a take whose turn would come too late, and forecast no later than the truth. Anything else
+// drops it: a waiter that leaves (which moves turns earlier), a pause, a head refused at its
+// wake-up.
 type plan struct {
-	valid bool
-	l     numerus.Limiter
-	at    time.Time
-	ok    bool
+	valid, exact bool
+	l            numerus.Limiter
+	at           time.Time
+	ok           bool
 }
 
-// standsAt reports whether the plan answers a play from start, head being the queue's head:
-// whether start is not after the head's turn. (Nor is it before the instant the plan was played
-// from, or the instant the latest waiter was charged at: the gate's clock and its pause never
-// step back.)
+// standsAt reports whether the plan answers a play from start, head being the queue's head: an
+// exact plan while start is not after the head's turn (nor is it before the instant the plan was
+// played from, or the instant the latest waiter was charged at: the gate's clock and its pause
+// never step back); an inexact one from any start, as the lower bound it is.
 func (p *plan) standsAt(start time.Time, head *waiter) bool {
-	return p.valid && !start.After(head.turn)
+	return p.valid && (!p.exact || !start.After(head.turn))
 }
 
-// served keeps the rest of the plan after w, the head, was charged at at, if at is w's turn;
-// otherwise it drops it.
+// served keeps the rest of the plan after w, the head, was charged at at: exact if at is w's
+// turn, as lower bounds if it is later.
 func (p *plan) served(w *waiter, at time.Time) {
-	p.valid = p.valid && at.Equal(w.turn)
+	p.exact = p.exact && at.Equal(w.turn)
 }

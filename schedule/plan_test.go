@@ -39,8 +39,9 @@ func replayQueue(g *Gate, now time.Time) (numerus.Limiter, time.Time, bool) {
 }
 
 // requirePlanIsReplay checks that the plan the gate keeps, if it stands at now, is the queue
-// played afresh: the same instant, and a limiter in the same state then. It changes nothing (it
-// does not play the queue into the plan as afterQueue would).
+// played afresh: the same instant, and a limiter in the same state then; or, for a plan kept
+// inexact (after a head was charged late), a lower bound: a last turn no later. It changes
+// nothing (it does not play the queue into the plan as afterQueue would).
 func requirePlanIsReplay(t require.TestingT, g *Gate, now time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -51,6 +52,10 @@ func requirePlanIsReplay(t require.TestingT, g *Gate, now time.Time) {
 	got, gotAt, gotOK := g.plan.l, g.plan.at, g.plan.ok
 	require.Equal(t, wantOK, gotOK, "plan admits every waiter")
 	if !wantOK {
+		return
+	}
+	if !g.plan.exact {
+		require.False(t, gotAt.After(wantAt), "the last turn: inexact plan %v after the replay's %v", gotAt, wantAt)
 		return
 	}
 	require.True(t, gotAt.Equal(wantAt), "the last turn: plan %v, replay %v", gotAt, wantAt)
@@ -165,4 +170,45 @@ func TestGatePlanAfterChanges(t *testing.T) {
 	got, ws2 := g.Limiter().Status(wantAt), want.Status(wantAt)
 	require.Equal(t, ws2.Remaining, got.Remaining)
 	require.True(t, got.Full.Equal(ws2.Full), "full again at %v, planned %v", got.Full, ws2.Full)
+}
+
+// TestGateLongQueueKeepsLowerBounds: behind more than maxExactPlay waiters, a head charged late
+// does not make the next take play the whole queue again (at about two debits a waiter, a queue
+// of 10,000 would cost each admission milliseconds under the gate's lock): the gate keeps its
+// play as lower bounds. The forecast is then no later than a fresh play's, a take whose lower
+// bound is at or past its deadline still fails at once, and a take behind the queue costs a few
+// debits. A queue of maxExactPlay waiters or fewer is played again, exactly.
+func TestGateLongQueueKeepsLowerBounds(t *testing.T) {
+	for _, n := range []int{maxExactPlay, maxExactPlay + 1, 1000} {
+		f := clock.NewFake(t0)
+		debits := 0
+		g := newGate(counting{drained(t, gcra(t, numerus.PerSecond(10), 1), t0), &debits}, f)
+		var ws []*waiter
+		for range n {
+			_, w, err := g.enqueue(1, time.Time{})
+			require.NoError(t, err)
+			ws = append(ws, w)
+		}
+		f.Set(ws[0].turn.Add(30 * time.Millisecond)) // the head runs 30ms late
+		runTaken(t, g, ws[0], f.Now())
+		before := debits
+		_, w, err := g.enqueue(1, time.Time{})
+		require.NoError(t, err)
+		require.NotNil(t, w)
+		if n-1 <= maxExactPlay {
+			require.Greater(t, debits-before, n, "%d waiters: played again", n)
+			requirePlanIsReplay(t, g, f.Now())
+			continue
+		}
+		require.LessOrEqual(t, debits-before, 4, "%d waiters: the play kept", n)
+		requirePlanIsReplay(t, g, f.Now()) // a lower bound
+		g.mu.Lock()
+		bound := w.turn
+		_, exact, _ := replayQueue(g, f.Now())
+		g.mu.Unlock()
+		require.True(t, bound.Before(exact), "%d waiters: the bound %v, the exact turn %v", n, bound, exact)
+		_, _, err = g.enqueue(1, bound) // due, by the bound itself, at its deadline
+		var de *DeadlineError
+		require.ErrorAs(t, err, &de, "%d waiters: a take whose bound is its deadline fails at once", n)
+	}
 }
