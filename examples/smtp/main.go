@@ -1,6 +1,7 @@
 // Command smtp sends a batch of messages through SMTP at the pace a composed numerus policy
 // allows (5 a second, 100 a minute, 1,000 a day), with a progress bar whose ETA is the pure
-// planner's exact answer. From the examples module (cd examples):
+// planner's exact answer, and shows that the server never saw more than the policy. From the
+// examples module (cd examples):
 //
 //	go run ./smtp            # 25 messages to an in-process server on a loopback port
 //	go run ./smtp -n 200     # long enough to meet the 100-a-minute limit
@@ -12,10 +13,14 @@
 // delays differ by at most the margin. Its ETA is the margined policy's.
 //
 // With no -addr it starts an SMTP server of its own (github.com/emersion/go-smtp) on 127.0.0.1,
-// which answers 421 to the first try of every tenth message. A transient reply (421, 450, 451,
-// any 4xx, or a broken connection) holds the shared gate closed for -pause (schedule.Gate's
-// RetryAfter) and the message is tried again; a permanent one (5xx) is reported and skipped. The
-// summary says what was sent, retried and failed.
+// which answers 421 to the first try of every tenth message and records the instant at which each
+// message it accepts has arrived. A transient reply (421, 450, 451, any 4xx, or a broken
+// connection) holds the shared gate closed for -pause (schedule.Gate's RetryAfter) and the message
+// is tried again; a permanent one (5xx) is reported and skipped. The summary says what was sent,
+// retried and failed. Then, for each limit of the policy, the demo prints the most arrivals the
+// server saw in any window of that limit, replays the arrivals through the policy, and exits
+// non-zero if a limit was exceeded. Against another server (-addr), which keeps its arrivals to
+// itself, it checks the instants the gate charged instead, and says so.
 package main
 
 import (
@@ -77,7 +82,7 @@ func main() {
 }
 
 // cmd runs the demo as the command line's arguments say and returns its exit status: 0; 1 when a
-// message failed, which it says on errOut; 2 for bad flags.
+// message failed or the traffic exceeded the policy, which it says on errOut; 2 for bad flags.
 func cmd(ctx context.Context, args []string, out, errOut io.Writer) int {
 	c, err := parseFlags(args, errOut)
 	if errors.Is(err, flag.ErrHelp) {
@@ -94,8 +99,10 @@ func cmd(ctx context.Context, args []string, out, errOut io.Writer) int {
 }
 
 // run sends c.n messages under the policy sp with c.margin, drawing the progress bar on bar, and
-// prints what it does and the summary on out. With no c.addr it serves them itself. It returns
-// the errors of the messages that failed.
+// prints what it does, the summary and the check of the traffic against sp on out. With no
+// c.addr it serves them itself, and checks the arrivals at its server. It returns the errors of
+// the messages that failed, and one matching errExceeded for each limit of sp the traffic
+// exceeded.
 func run(ctx context.Context, c config, sp typed.Spec, out, bar io.Writer) error {
 	paced, err := pacing(sp, c.margin)
 	if err != nil {
@@ -117,7 +124,10 @@ func run(ctx context.Context, c config, sp typed.Spec, out, bar io.Writer) error
 	sum, err := s.run(ctx, c.n)
 	p.close()
 	fmt.Fprintf(out, "\n%v in %v\n", sum, time.Since(start).Round(time.Millisecond))
-	return err
+	if srv != nil {
+		return errors.Join(err, verify(out, sp, srv.s.arrived(), atServer))
+	}
+	return errors.Join(err, verify(out, sp, s.charged, atClient))
 }
 
 // serveIfNoAddr starts the in-process server when c names no address, and points c at it.
