@@ -124,10 +124,29 @@ func run(ctx context.Context, c config, sp typed.Spec, out, bar io.Writer) error
 	sum, err := s.run(ctx, c.n)
 	p.close()
 	fmt.Fprintf(out, "\n%v in %v\n", sum, time.Since(start).Round(time.Millisecond))
-	if srv != nil {
-		return errors.Join(err, verify(out, sp, srv.s.arrived(), atServer))
+	return errors.Join(err, check(out, sp, c.margin, srv, s))
+}
+
+// check verifies the traffic against sp: the arrivals at the in-process server srv if there is
+// one, else the instants the sender s was charged at. When the arrivals exceed a limit, it says
+// what the margin has to do with it.
+func check(out io.Writer, sp typed.Spec, margin time.Duration, srv *closer, s *sender) error {
+	if srv == nil {
+		return verify(out, sp, s.charged, atClient)
 	}
-	return errors.Join(err, verify(out, sp, s.charged, atClient))
+	err := verify(out, sp, srv.s.arrived(), atServer)
+	if errors.Is(err, errExceeded) {
+		fmt.Fprintln(out, marginHint(margin))
+	}
+	return err
+}
+
+// marginHint says why arrivals can exceed a limit that the sending kept.
+func marginHint(margin time.Duration) string {
+	if margin == 0 {
+		return "with no margin, the server sees messages closer together than they were sent whenever their delays differ: a margin (-margin) keeps the limits"
+	}
+	return fmt.Sprintf("the delays to the server differed by more than the margin of %v (a busy machine?): a larger -margin keeps the limits", margin)
 }
 
 // serveIfNoAddr starts the in-process server when c names no address, and points c at it.

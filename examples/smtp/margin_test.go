@@ -48,6 +48,11 @@ func TestPacing(t *testing.T) {
 	assert.NoError(t, err)
 }
 
+func TestMarginHint(t *testing.T) {
+	assert.Contains(t, marginHint(0), "with no margin")
+	assert.Contains(t, marginHint(50*time.Millisecond), "differed by more than the margin of 50ms")
+}
+
 // TestCmdPacesByTheMarginOfItsFlag runs the command as main does, with one message (so that the
 // check cannot fail, whatever the delays on a busy machine): it prints the policy and the one it
 // paces by, margined as -margin says, and exits 0; a negative margin is an error and exits 1, a
