@@ -27,11 +27,12 @@ type sender struct {
 	// until the last would go out if none were refused: the pure planner's exact answer.
 	progress func(done, total int, eta time.Duration)
 
-	client *smtp.Client
-	done   int
-	sum    summary
-	plan   []time.Time // the planned instants of the messages not yet done
-	onTime bool        // the message being sent went at plan[0], once: the rest of the plan holds
+	client  *smtp.Client
+	charged []time.Time // the instant the gate charged each try at, as Take returned it
+	done    int
+	sum     summary
+	plan    []time.Time // the planned instants of the messages not yet done
+	onTime  bool        // the message being sent went at plan[0], once: the rest of the plan holds
 }
 
 // summary is what a run did.
@@ -52,6 +53,7 @@ func (s *sender) run(ctx context.Context, n int) (summary, error) {
 		seqs[i] = i + 1
 	}
 	err := schedule.Drain(ctx, s.gate, slices.Values(seqs), func(ctx context.Context, seq int, at time.Time) error {
+		s.charged = append(s.charged, at)
 		s.onTime = len(s.plan) > 0 && at.Equal(s.plan[0])
 		err := s.send(ctx, seq, n)
 		s.done++
@@ -80,10 +82,12 @@ func (s *sender) send(ctx context.Context, seq, total int) error {
 		}
 		s.sum.Retried++
 		s.onTime = false
-		if _, err := s.gate.Take(ctx, 1); err != nil {
+		at, err := s.gate.Take(ctx, 1)
+		if err != nil {
 			s.sum.Failed++
 			return fmt.Errorf("message %d: %w", seq, err)
 		}
+		s.charged = append(s.charged, at)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log"
 	"net/mail"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -15,7 +16,8 @@ import (
 
 // server is the in-process SMTP server of the demo and its tests, on github.com/emersion/go-smtp.
 // It records every attempt and every delivery with the instant it saw it, and lets a reply
-// function refuse a message, as a real server does when it wants the sender to slow down.
+// function refuse a message, as a real server does when it wants the sender to slow down. A
+// message arrives when its DATA is complete: the instant a server that counts messages counts it.
 type server struct {
 	*smtp.Server
 	user, pass string // when set, AUTH PLAIN must give them
@@ -26,8 +28,8 @@ type server struct {
 	mu         sync.Mutex
 	tries      map[int]int
 	attempts   []time.Time // every MAIL FROM
-	deliveries []time.Time // every message accepted
-	refusals   []refusal   // every message refused
+	deliveries []time.Time // the arrival of every message accepted
+	refusals   []refusal   // every message refused, at its arrival
 	delivered  map[int]int // how many times each message was accepted
 }
 
@@ -84,6 +86,7 @@ func (x *session) Data(r io.Reader) error {
 	if _, err := io.Copy(io.Discard, m.Body); err != nil {
 		return err
 	}
+	arrived := time.Now() // the DATA is complete
 	seq, _ := strconv.Atoi(m.Header.Get(seqHeader))
 	s := x.s
 	s.mu.Lock()
@@ -95,13 +98,20 @@ func (x *session) Data(r io.Reader) error {
 			if se := (*smtp.SMTPError)(nil); errors.As(err, &se) {
 				code = se.Code
 			}
-			s.refusals = append(s.refusals, refusal{seq, time.Now(), code})
+			s.refusals = append(s.refusals, refusal{seq, arrived, code})
 			return err
 		}
 	}
-	s.deliveries = append(s.deliveries, time.Now())
+	s.deliveries = append(s.deliveries, arrived)
 	s.delivered[seq]++
 	return nil
+}
+
+// arrived returns a copy of the arrival instants of the messages the server accepted.
+func (s *server) arrived() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.deliveries)
 }
 
 func (x *session) Reset()        {}
