@@ -186,7 +186,7 @@ func serveLoopback(user, pass string) (*closer, string, error) {
 	s := newServer(flaky)
 	s.user, s.pass = user, pass
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(l) }()
+	go func() { done <- s.serve(l) }()
 	return &closer{s, done}, l.Addr().String(), nil
 }
 

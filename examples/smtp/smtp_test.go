@@ -95,7 +95,7 @@ func send(t *testing.T, n int, reply func(seq, try int) error) outcome {
 	o := outcome{start: time.Now(), paced: paced, srv: newServer(reply)}
 	l := newPipeListener()
 	served := make(chan error, 1)
-	go func() { served <- o.srv.Serve(l) }()
+	go func() { served <- o.srv.serve(l) }()
 	s := newSender(config{from: "a@example.com", to: "b@example.com", pause: testPause, attempts: 5}, schedule.NewGate(limiter(paced)), l.dial)
 	s.progress = func(done, _ int, eta time.Duration) {
 		now := time.Now()
