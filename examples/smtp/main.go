@@ -13,11 +13,12 @@
 // delays differ by at most the margin. Its ETA is the margined policy's.
 //
 // The token is taken at the end of the data because that is when a server counts a message:
-// the demo has the server answer MAIL FROM, RCPT TO and DATA and writes the body first, then takes
-// the message's token and sends only the end of the data after it, so that the round trips, each
-// of which a busy machine or network can delay by its own amount, come before the charge and
-// not between it and the arrival. A try that the server refuses before the end of its data (a
-// 421, 450 or 451 at MAIL or RCPT, or a broken connection) has therefore taken no token.
+// the demo has the server answer MAIL FROM, RCPT TO and DATA and writes the body, then takes the
+// message's token and only then ends the data (the body, which go-smtp buffers, goes in the same
+// write), so that the round trips, each of which a busy machine or network can delay by its own
+// amount, come before the charge and not between it and the arrival. A try that the server
+// refuses before the end of its data (a 421, 450 or 451 at MAIL or RCPT, or a broken connection)
+// has therefore taken no token.
 //
 // With no -addr it starts an SMTP server of its own (github.com/emersion/go-smtp) on 127.0.0.1,
 // which answers 421 to the first try of every tenth message, at the end of its data, and records

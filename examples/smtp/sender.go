@@ -26,10 +26,10 @@ const openAhead = time.Second
 //
 // It charges each try's token as close to the message's arrival as SMTP allows: a server counts
 // a message when its data ends, so the sender has the server accept the envelope (MAIL, RCPT,
-// DATA) and writes the body first, takes the token, and only then sends the end of the data. The
-// round trips that a busy machine or network can delay by any amount then come before the
-// charge, and only the end of the data comes after it. (Not schedule.Drain, which takes the
-// token before its job begins.)
+// DATA) and writes the body first, takes the token, and only then ends the data. The round trips
+// that a busy machine or network can delay by any amount then come before the charge, and one
+// write after it (see open). It loops over the messages itself rather than through
+// schedule.Drain, which takes the token before its job begins.
 type sender struct {
 	gate     *schedule.Gate
 	dial     func(context.Context) (*smtp.Client, error)
