@@ -84,7 +84,9 @@ func TestEnvelopeRefusalsTakeNoToken(t *testing.T) {
 			assert.LessOrEqual(t, o.srv.delivered[seq], 1, "message %d delivered", seq)
 		}
 		for _, r := range o.srv.refusals[:4] {
-			next := o.srv.attempts[firstAfter(o.srv.attempts, r.at)]
+			i := firstAfter(o.srv.attempts, r.at)
+			require.Less(t, i, len(o.srv.attempts), "a MAIL after the %s refused at %v", r.cmd, r.at)
+			next := o.srv.attempts[i]
 			assert.False(t, next.Before(r.at.Add(testPause)), "after the %s refused at %v the next MAIL came at %v", r.cmd, r.at, next)
 		}
 	})
@@ -107,7 +109,10 @@ func TestCancelledInTheDataDeliversNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		time.AfterFunc(openAhead/2, cancel) // the second message's turn is a second after the first
+		// The second message's turn is a second after the first; its transaction opens openAhead
+		// before, at most a second, and the run is cancelled halfway through the wait.
+		turn := time.Second
+		time.AfterFunc(turn-min(openAhead, turn)/2, cancel)
 		o := sendWith(t, ctx, 3, rig{paced: spec(t, "gcra 1/s burst 1")})
 		assert.ErrorIs(t, o.err, context.Canceled)
 		assert.ErrorContains(t, o.err, "message 2:")
