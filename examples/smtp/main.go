@@ -12,15 +12,25 @@
 // by default; 0 for none, typed.Spec.WithMargin): a policy that keeps the limits at a server whose
 // delays differ by at most the margin. Its ETA is the margined policy's.
 //
+// The token is taken at the end of the data because that is when a server counts a message:
+// the demo has the server answer MAIL FROM, RCPT TO and DATA and writes the body, then takes the
+// message's token and only then ends the data (the body, which go-smtp buffers, goes in the same
+// write), so that the round trips, each of which a busy machine or network can delay by its own
+// amount, come before the charge and not between it and the arrival. A try that the server
+// refuses before the end of its data (a 421, 450 or 451 at MAIL or RCPT, or a broken connection)
+// has therefore taken no token.
+//
 // With no -addr it starts an SMTP server of its own (github.com/emersion/go-smtp) on 127.0.0.1,
-// which answers 421 to the first try of every tenth message and records the instant at which each
-// message it accepts has arrived. A transient reply (421, 450, 451, any 4xx, or a broken
-// connection) holds the shared gate closed for -pause (schedule.Gate's RetryAfter) and the message
-// is tried again; a permanent one (5xx) is reported and skipped. The summary says what was sent,
-// retried and failed. Then, for each limit of the policy, the demo prints the most arrivals the
-// server saw in any window of that limit, replays the arrivals through the policy, and exits
-// non-zero if a limit was exceeded. Against another server (-addr), which keeps its arrivals to
-// itself, it checks the instants the gate charged instead, and says so.
+// which answers 421 to the first try of every tenth message, at the end of its data, and records
+// the instant at which each message it accepts has arrived. A transient reply (421, 450, 451, any
+// 4xx, or a broken connection) holds the shared gate closed for -pause (schedule.Gate's
+// RetryAfter) and the message is tried again; a permanent one (5xx) is reported and skipped. The
+// summary says what was sent, retried and failed, and how many tokens the tries took: one by each
+// try that reached the end of its data, none by those refused before. Then, for each limit of
+// the policy, the demo prints the most arrivals the server saw in any window of that limit,
+// replays the arrivals through the policy, and exits non-zero if a limit was exceeded. Against
+// another server (-addr), which keeps its arrivals to itself, it checks the instants the gate
+// charged instead, and says so.
 package main
 
 import (
@@ -123,7 +133,7 @@ func run(ctx context.Context, c config, sp typed.Spec, out, bar io.Writer) error
 	s.progress = p.update
 	sum, err := s.run(ctx, c.n)
 	p.close()
-	fmt.Fprintf(out, "\n%v in %v\n", sum, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "\n%v in %v\n%s\n", sum, time.Since(start).Round(time.Millisecond), sum.tokens())
 	return errors.Join(err, check(out, sp, c.margin, srv, s))
 }
 
@@ -186,7 +196,7 @@ func serveLoopback(user, pass string) (*closer, string, error) {
 	s := newServer(flaky)
 	s.user, s.pass = user, pass
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(l) }()
+	go func() { done <- s.serve(l) }()
 	return &closer{s, done}, l.Addr().String(), nil
 }
 

@@ -32,6 +32,7 @@ func TestRunOverLoopback(t *testing.T) {
 	require.NoError(t, run(t.Context(), c, spec(t, "sliding 1000/s"), &out, io.Discard))
 	assert.Contains(t, out.String(), "in-process SMTP server on 127.0.0.1:")
 	assert.Contains(t, out.String(), "sent 20, retried 2, failed 0")
+	assert.Contains(t, out.String(), "\n22 tokens taken, one by each try that reached the end of its data; the 0 tries refused or cut off before it took none\n")
 	assert.Contains(t, out.String(), "server saw at most 20 in any 1s (limit 1000)\n")
 	assert.Contains(t, out.String(), "it admits all 20 arrivals at the server\n")
 }
@@ -90,4 +91,5 @@ func TestRunReportsAWrongPassword(t *testing.T) {
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, errExceeded)
 	assert.Contains(t, out.String(), "sent 0, retried 0, failed 2")
+	assert.Contains(t, out.String(), "0 tokens taken, one by each try that reached the end of its data; the 2 tries refused or cut off before it took none\n", "the login failed before the data")
 }

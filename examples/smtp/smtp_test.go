@@ -75,7 +75,7 @@ type report struct {
 // outcome is what a run in the bubble did, seen from both ends.
 type outcome struct {
 	start   time.Time
-	paced   typed.Spec // the policy it paced by: the demo's, with the default margin
+	paced   typed.Spec // the policy it paced by
 	sum     summary
 	err     error
 	reports []report
@@ -85,27 +85,71 @@ type outcome struct {
 
 const testPause = 2 * time.Second
 
+// rig is how a run in the bubble is set up: the server's answers and latency, and the policy it
+// is paced by (the zero Spec: the demo's, with the default margin).
+type rig struct {
+	reply    func(seq, try int) error
+	envelope func(mail int, cmd string) error
+	latency  time.Duration
+	paced    typed.Spec
+}
+
 // send runs the sender for n messages, paced by the demo's policy with the default margin, against
 // an in-process server answering with reply, all inside the caller's synctest bubble, and stops
 // the server before it returns.
 func send(t *testing.T, n int, reply func(seq, try int) error) outcome {
 	t.Helper()
-	paced, err := pacing(policySpec(), defaultMargin)
-	require.NoError(t, err)
-	o := outcome{start: time.Now(), paced: paced, srv: newServer(reply)}
+	return sendWith(t, t.Context(), n, rig{reply: reply})
+}
+
+// sendWith is send, set up as r says, under ctx.
+func sendWith(t *testing.T, ctx context.Context, n int, r rig) outcome {
+	t.Helper()
+	paced := r.paced
+	if paced.Algo == "" {
+		var err error
+		paced, err = pacing(policySpec(), defaultMargin)
+		require.NoError(t, err)
+	}
+	o := outcome{start: time.Now(), paced: paced, srv: newServer(r.reply)}
+	o.srv.envelope, o.srv.latency = r.envelope, r.latency
 	l := newPipeListener()
 	served := make(chan error, 1)
-	go func() { served <- o.srv.Serve(l) }()
+	go func() { served <- o.srv.serve(l) }()
 	s := newSender(config{from: "a@example.com", to: "b@example.com", pause: testPause, attempts: 5}, schedule.NewGate(limiter(paced)), l.dial)
 	s.progress = func(done, _ int, eta time.Duration) {
 		now := time.Now()
 		o.reports = append(o.reports, report{now, done, now.Add(eta)})
 	}
-	o.sum, o.err = s.run(t.Context(), n)
+	o.sum, o.err = s.run(ctx, n)
 	o.charged = s.charged
 	require.NoError(t, o.srv.Shutdown(t.Context()))
 	require.NoError(t, <-served)
 	return o
+}
+
+// ends returns the instants at which the data of the transactions ended: every try that took a
+// token and reached the server.
+func ends(txs []transaction) []time.Time {
+	out := make([]time.Time, len(txs))
+	for i, tx := range txs {
+		out[i] = tx.end
+	}
+	return out
+}
+
+// checkCharges fails unless the k-th charge belongs to the k-th transaction the server read to
+// its end, and lies after the server answered its MAIL and DATA commands and no later than its
+// data's end: the token was taken between the envelope and the end of the data.
+func checkCharges(t *testing.T, charged []time.Time, txs []transaction) {
+	t.Helper()
+	require.Len(t, txs, len(charged), "one charge per transaction that ended")
+	for i, tx := range txs {
+		c := charged[i]
+		require.False(t, c.Before(tx.mailAnswered), "try %d (message %d) charged at %v, before its MAIL was answered at %v", i+1, tx.seq, c, tx.mailAnswered)
+		require.False(t, c.Before(tx.dataAnswered), "try %d (message %d) charged at %v, before its DATA was answered at %v", i+1, tx.seq, c, tx.dataAnswered)
+		require.False(t, tx.end.Before(c), "try %d (message %d) arrived at %v, before its charge at %v", i+1, tx.seq, tx.end, c)
+	}
 }
 
 // checkPolicy fails unless the instants at keep the demo's policy: at most 5 in any second, 100
@@ -130,10 +174,13 @@ func TestSendingFollowsThePolicyAndItsPlan(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := send(t, n, nil)
 		require.NoError(t, o.err)
-		assert.Equal(t, summary{Sent: n}, o.sum)
+		assert.Equal(t, summary{Sent: n, Charged: n}, o.sum)
 		at := o.srv.deliveries
 		require.Len(t, at, n)
-		assert.Equal(t, at, o.srv.attempts, "one attempt per message")
+		require.Len(t, o.srv.attempts, n, "one attempt per message")
+		for i, mail := range o.srv.attempts {
+			assert.False(t, mail.After(at[i]) || mail.Before(at[i].Add(-openAhead)), "message %d: MAIL at %v, arrived at %v: the transaction opens at most openAhead before", i+1, mail, at[i])
+		}
 		checkPolicy(t, at)
 
 		assert.Equal(t, at, o.charged, "arrived when charged: no delays in the bubble")
@@ -155,9 +202,10 @@ func TestSendingFollowsThePolicyAndItsPlan(t *testing.T) {
 }
 
 // TestTransientRepliesPauseTheGateAndAreRetried: the server answers 421, 450 and 451 to some
-// tries and 5xx to others. Transient refusals hold every send back for the pause and the message
-// goes again (counted as retried) until it is delivered, at most five tries; permanent ones are
-// reported and skipped. Every try, refused or not, keeps the policy.
+// tries and 5xx to others, at the end of their data. Transient refusals hold every send back for
+// the pause and the message goes again (counted as retried) until it is delivered, at most five
+// tries; permanent ones are reported and skipped. Every try took a token, and every try, refused
+// or not, keeps the policy.
 func TestTransientRepliesPauseTheGateAndAreRetried(t *testing.T) {
 	code := func(c int) error { return &smtp.SMTPError{Code: c, Message: "test"} }
 	reply := func(seq, try int) error {
@@ -181,7 +229,8 @@ func TestTransientRepliesPauseTheGateAndAreRetried(t *testing.T) {
 		const n = 120
 		o := send(t, n, reply)
 		sevens := n / 7
-		assert.Equal(t, summary{Sent: n - 3, Retried: sevens + 2 + 1 + 4, Failed: 3}, o.sum)
+		retried := sevens + 2 + 1 + 4
+		assert.Equal(t, summary{Sent: n - 3, Retried: retried, Failed: 3, Charged: n + retried}, o.sum)
 		for _, seq := range []int{13, 17, 19} {
 			assert.ErrorContains(t, o.err, fmt.Sprintf("message %d:", seq))
 		}
@@ -196,9 +245,11 @@ func TestTransientRepliesPauseTheGateAndAreRetried(t *testing.T) {
 			}
 			assert.Equal(t, want, o.srv.delivered[seq], "message %d delivered", seq)
 		}
-		checkPolicy(t, o.srv.attempts)
+		tried := ends(o.srv.transactions)
+		checkPolicy(t, tried)
+		checkCharges(t, o.charged, o.srv.transactions)
 		lastRefused := o.srv.refusals[len(o.srv.refusals)-1].seq
-		last := o.srv.attempts[len(o.srv.attempts)-1]
+		last := tried[len(tried)-1]
 		for _, r := range o.reports {
 			if r.done >= lastRefused && r.done < n {
 				assert.True(t, r.finishing.Equal(last), "after %d, planned again: eta foretold %v, the last went at %v", r.done, r.finishing, last)
