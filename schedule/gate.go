@@ -329,21 +329,21 @@ func (g *Gate) pause(now, until time.Time) {
 }
 
 // Update replaces the limiter the gate holds with f of it, atomically: f is called once, with
-// the gate locked, on the limiter the gate holds now (the policy with everything admitted so far,
-// as Limiter returns it), and its result decides every take from then on. Waiters keep their
-// places; their turns are played again under the new limiter, and a waiter whose turn now comes at
-// or after its context's deadline leaves the queue at once, its Take failing with a
-// *DeadlineError, as after a Pause; one the new limiter never admits fails with ErrNever in its
-// turn. A head that may go now is woken. A nil result admits nothing, as NewGate(nil) does. f must
-// not call the gate's methods, which would wait for the lock it holds.
+// the gate locked, on the limiter the gate holds (the policy with everything admitted so far, as
+// Limiter returns it) and the gate's instant now, on its clock (see NewGate), from which a budget
+// f composes counts; its result decides every take from then on. Waiters keep their places; their
+// turns are played again under the new limiter, and a waiter whose turn now comes at or after its
+// context's deadline leaves the queue at once, its Take failing with a *DeadlineError, as after a
+// Pause; one the new limiter never admits fails with ErrNever in its turn. A head that may go now
+// is woken. A nil result admits nothing, as NewGate(nil) does. f must not call the gate's
+// methods, which would wait for the lock it holds.
 //
 // It is how an upstream's announcements steer a gate: a budget of "r more before t", composed with
-// the local policy by numerus.And, replaced as each response brings a new one, while the local
-// policy keeps its state.
-func (g *Gate) Update(f func(numerus.Limiter) numerus.Limiter) {
+// the local policy, replaced as each response brings a new one, while the policy keeps its state.
+func (g *Gate) Update(f func(l numerus.Limiter, now time.Time) numerus.Limiter) {
 	now := g.lock()
 	defer g.mu.Unlock()
-	g.l = f(g.l)
+	g.l = f(g.l, now)
 	if g.l == nil {
 		g.l = numerus.AlwaysDeny()
 	}

@@ -25,8 +25,9 @@ func TestGateUpdateComposesWithTheHeldState(t *testing.T) {
 		}
 		held := g.Limiter()
 		calls := 0
-		g.Update(func(l numerus.Limiter) numerus.Limiter {
+		g.Update(func(l numerus.Limiter, now time.Time) numerus.Limiter {
 			calls++
+			assert.True(t, now.Equal(time.Now()), "now is the gate's instant: %v", now)
 			assert.Same(t, held, l, "f is given the limiter the gate holds")
 			return numerus.And(l, numerus.Must(numerus.FiniteBucket(2)))
 		})
@@ -51,7 +52,7 @@ func TestGateUpdateFailsLateWaitersAtOnce(t *testing.T) {
 		a := takeIn(short, g, &r, 0, 1)
 		b := takeIn(t.Context(), g, &r, 1, 1)
 		slow := drained(t, gcra(t, numerus.Every(10*time.Second), 1), time.Now())
-		g.Update(func(l numerus.Limiter) numerus.Limiter { return numerus.And(l, slow) })
+		g.Update(func(l numerus.Limiter, _ time.Time) numerus.Limiter { return numerus.And(l, slow) })
 		var de *DeadlineError
 		require.ErrorAs(t, <-a, &de)
 		assert.True(t, de.At.Equal(bubbleStart.Add(10*time.Second)), "at %v", de.At)
@@ -69,15 +70,15 @@ func TestGateUpdateWakesWhomItAdmits(t *testing.T) {
 		var r recorder
 		a := takeIn(t.Context(), g, &r, 0, 1)
 		time.Sleep(time.Second)
-		g.Update(func(numerus.Limiter) numerus.Limiter { return numerus.AlwaysAllow() })
+		g.Update(func(numerus.Limiter, time.Time) numerus.Limiter { return numerus.AlwaysAllow() })
 		require.NoError(t, <-a)
 		assert.Equal(t, []admission{{0, time.Second}}, r.all(), "woken by the update, not by the hour")
 
-		g.Update(func(numerus.Limiter) numerus.Limiter {
+		g.Update(func(numerus.Limiter, time.Time) numerus.Limiter {
 			return drained(t, gcra(t, numerus.Every(time.Hour), 1), time.Now())
 		})
 		b := takeIn(t.Context(), g, &r, 1, 1)
-		g.Update(func(numerus.Limiter) numerus.Limiter { return nil })
+		g.Update(func(numerus.Limiter, time.Time) numerus.Limiter { return nil })
 		require.ErrorIs(t, <-b, ErrNever)
 		assert.Equal(t, "deny", g.Limiter().String())
 	})
