@@ -1,0 +1,2 @@
+// Package upstream paces outbound HTTP by what the upstream says of its quota.
+package upstream
