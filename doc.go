@@ -177,7 +177,8 @@
 // grows), they save and restore their state, and they turn into a [Limiter] when they must mix with
 // dynamic ones. It also reads policies written as data or as text ("gcra 10/s burst 5 & window
 // 1000/1h"). Package [github.com/numerus-closus/numerus/schedule] waits over limiters: Wait, a
-// goroutine-safe Gate, and Drain loops.
+// goroutine-safe Gate, and Drain loops. Module github.com/numerus-closus/numerus/upstream paces
+// outbound HTTP through such gates, steered by what the upstream's responses say of its quota.
 //
 // # Testing your own limiter
 //

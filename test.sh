@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs the tests of every module in this repository (the core, examples, redisstore, bench): once
-# with the race detector, and once without it, where the allocation pins (testing.AllocsPerRun),
-# which the race detector's instrumentation skews, run too. Extra arguments go to `go test`, e.g.
-# ./test.sh -count=1 -run Gate.
+# Runs the tests of every module in this repository (the core, examples, redisstore, upstream,
+# bench): once with the race detector, and once without it, where the allocation pins
+# (testing.AllocsPerRun), which the race detector's instrumentation skews, run too. Extra
+# arguments go to `go test`, e.g. ./test.sh -count=1 -run Gate.
 set -euo pipefail
 cd "$(dirname "$0")"
 status=0

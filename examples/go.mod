@@ -6,6 +6,7 @@ require (
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.26.0
 	github.com/numerus-closus/numerus v0.0.0
+	github.com/numerus-closus/numerus/upstream v0.0.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.11.1
 	go.uber.org/goleak v1.3.0
@@ -13,7 +14,7 @@ require (
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
-	github.com/kr/text v0.2.0 // indirect
+	github.com/dunglas/httpsfv v1.1.2 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
@@ -23,3 +24,5 @@ require (
 )
 
 replace github.com/numerus-closus/numerus => ../
+
+replace github.com/numerus-closus/numerus/upstream => ../upstream

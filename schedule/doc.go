@@ -22,8 +22,10 @@
 // cancelled waiter leaves the queue and takes nothing. [Gate.Pause] and [Gate.RetryAfter] hold
 // the gate closed until an instant an upstream names, keeping the limiter's state: a 429
 // Retry-After, an SMTP 421, 450 or 451. A waiter whose turn a pause moves to or past its
-// context's deadline fails then, with a [*DeadlineError]. [Gate.Schedule] runs the pure planner
-// [numerus.Schedule] on the gate's state: exact ETAs, for wake-ups on time.
+// context's deadline fails then, with a [*DeadlineError]. [Gate.Update] replaces the limiter a
+// gate holds with one made from it, atomically, and plays the queue again: an upstream's announced
+// budget ("50 more in the next 30 seconds") composed with the policy. [Gate.Schedule] runs the
+// pure planner [numerus.Schedule] on the gate's state: exact ETAs, for wake-ups on time.
 //
 // # Draining
 //

@@ -27,6 +27,8 @@ import (
 //     Retry-After, an SMTP 421): pull-fashion quotas on top of the limiter's own push-fashion one.
 //     A waiter whose turn the pause moves to or past its context's deadline fails at once, as
 //     Take would have failed had it been called then.
+//   - Update replaces the limiter, atomically, from the one it holds: a budget an upstream
+//     announces, composed with the policy. The queue is played again under it.
 //
 // The zero Gate holds no limiter and admits nothing: every take fails with ErrNever. A Gate must
 // not be copied after first use.
@@ -319,6 +321,32 @@ func (g *Gate) pause(now, until time.Time) {
 		return
 	}
 	g.paused = until
+	g.plan.valid = false
+	if len(g.queue) > 0 {
+		g.dropLate(now)
+		g.handOn(now)
+	}
+}
+
+// Update replaces the limiter the gate holds with f of it, atomically: f is called once, with
+// the gate locked, on the limiter the gate holds (the policy with everything admitted so far, as
+// Limiter returns it) and the gate's instant now, on its clock (see NewGate), from which a budget
+// f composes counts; its result decides every take from then on. Waiters keep their places; their
+// turns are played again under the new limiter, and a waiter whose turn now comes at or after its
+// context's deadline leaves the queue at once, its Take failing with a *DeadlineError, as after a
+// Pause; one the new limiter never admits fails with ErrNever in its turn. A head that may go now
+// is woken. A nil result admits nothing, as NewGate(nil) does. f must not call the gate's
+// methods, which would wait for the lock it holds.
+//
+// It is how an upstream's announcements steer a gate: a budget of "r more before t", composed with
+// the local policy, replaced as each response brings a new one, while the policy keeps its state.
+func (g *Gate) Update(f func(l numerus.Limiter, now time.Time) numerus.Limiter) {
+	now := g.lock()
+	defer g.mu.Unlock()
+	g.l = f(g.l, now)
+	if g.l == nil {
+		g.l = numerus.AlwaysDeny()
+	}
 	g.plan.valid = false
 	if len(g.queue) > 0 {
 		g.dropLate(now)

@@ -1,0 +1,79 @@
+package upstream
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/typed"
+)
+
+// DefaultMaxPause is the longest an upstream's signal holds requests back unless WithMaxPause
+// says otherwise: an hour, GitHub's window.
+const DefaultMaxPause = time.Hour
+
+// An Option configures a Transport. The zero set paces by the upstream's signals alone, one gate
+// per host, pausing at most DefaultMaxPause, and retries nothing.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	policy   *typed.Spec
+	key      func(*http.Request) string
+	maxPause time.Duration
+	retries  int
+	anyVerb  bool
+}
+
+// WithPolicy paces each upstream by sp as well as by its signals: a request goes when both
+// admit it. Give the policy with a margin for the network's delays, sp.WithMargin(m) (see
+// package typed, "Margins"), so that the upstream, which counts requests when they arrive,
+// sees no more than sp.
+func WithPolicy(sp typed.Spec) Option { return optionFunc(func(c *config) { c.policy = &sp }) }
+
+// WithKey chooses the gate of a request: requests of one key share one gate, its policy and the
+// budgets its upstream announced. By default the key is the request's host (URL.Host, in lower
+// case); key by API token, say, when the upstream counts per token. The Transport keeps a gate
+// for each key it has seen, for as long as it lives.
+func WithKey(key func(*http.Request) string) Option {
+	return optionFunc(func(c *config) { c.key = key })
+}
+
+// WithMaxPause bounds how long one signal holds requests back (a Retry-After, a reset): a longer
+// one holds them for d. It must be positive.
+func WithMaxPause(d time.Duration) Option { return optionFunc(func(c *config) { c.maxPause = d }) }
+
+// WithRetries makes the Transport send a request again, up to n times, when the upstream answers
+// 429 or 503 and says when to come back: after the pause, within the request's context. Only a
+// request that can be sent again is: one without a body, or with GetBody (as http.NewRequest
+// sets for in-memory bodies), of an idempotent method (GET, HEAD, OPTIONS, TRACE, PUT, DELETE) or
+// with an Idempotency-Key field, unless WithRetryAnyMethod. n must not be negative.
+func WithRetries(n int) Option { return optionFunc(func(c *config) { c.retries = n }) }
+
+// WithRetryAnyMethod lets WithRetries send again requests of any method, POST included: for an
+// upstream that did nothing with a request it answered 429 or 503.
+func WithRetryAnyMethod() Option { return optionFunc(func(c *config) { c.anyVerb = true }) }
+
+// newConfig applies opts to the defaults and validates them.
+func newConfig(opts []Option) (config, error) {
+	c := config{key: hostKey, maxPause: DefaultMaxPause}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	switch {
+	case c.maxPause <= 0:
+		return c, &numerus.ParamError{Param: "max pause", Problem: fmt.Sprintf("%v is not positive", c.maxPause)}
+	case c.retries < 0:
+		return c, &numerus.ParamError{Param: "retries", Problem: fmt.Sprintf("%d is negative", c.retries)}
+	case c.key == nil:
+		return c, &numerus.ParamError{Param: "key", Problem: "the function is nil"}
+	}
+	return c, nil
+}
+
+func hostKey(r *http.Request) string { return strings.ToLower(r.URL.Host) }
