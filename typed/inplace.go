@@ -43,8 +43,8 @@ type Outcome struct {
 	// Binds is the index, among the policy's leaves in the order the notation writes them, of
 	// the limit that binds: on a refusal the one whose wait Retry is (in an And the latest, in an
 	// Or the earliest); on an admission the one whose tokens Remaining counts (in an And the one
-	// with the fewest left, of those the smallest; in an Or the one with the most, of those the
-	// largest). It is 0 for a policy of one leaf.
+	// with the fewest left, of those the one whose next token comes last; in an Or the one with
+	// the most, of those the one whose next token comes first). It is 0 for a policy of one leaf.
 	Binds int
 }
 

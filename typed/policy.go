@@ -245,20 +245,23 @@ func (p Policy) Status(s State, at time.Time) numerus.Status {
 
 func (c *compiled) status(i int, s *State, at int64) kernel.Status { return c.binding(i, s, at).st }
 
-// binding is a node's status, with the index of the leaf whose tokens its Remaining counts.
+// binding is a node's status, with the leaf whose tokens its Remaining counts and the instant
+// from which that leaf holds one token more.
 type binding struct {
 	st   kernel.Status
 	leaf int
+	next int64
 }
 
 // binding returns node i's status at at: an And has the least limit and remaining of its
 // children, an Or the most, and either is full when every child is; the binding leaf is, in an
-// And, the child's with the fewest tokens left (ties: the smaller capacity, then the first), in
-// an Or the child's with the most (ties: the larger capacity, then the first).
+// And, the child's with the fewest tokens left (ties: the one whose next token comes last, which
+// holds the And back), in an Or the child's with the most (ties: the next token first).
 func (c *compiled) binding(i int, s *State, at int64) binding {
 	n := &c.nodes[i]
 	if !n.k.inner() {
-		return binding{st: c.leaves[n.leaf].status(s, at), leaf: n.leaf}
+		lf := &c.leaves[n.leaf]
+		return binding{st: lf.status(s, at), leaf: n.leaf, next: lf.next(s, at)}
 	}
 	b := c.binding(n.kids[0], s, at)
 	for _, k := range n.kids[1:] {
@@ -274,13 +277,13 @@ func (b binding) with(o binding, and bool) binding {
 	var binds bool // whether o binds
 	if and {
 		st.Limit, st.Remaining = min(b.st.Limit, o.st.Limit), min(b.st.Remaining, o.st.Remaining)
-		binds = o.st.Remaining < b.st.Remaining || o.st.Remaining == b.st.Remaining && o.st.Limit < b.st.Limit
+		binds = o.st.Remaining < b.st.Remaining || o.st.Remaining == b.st.Remaining && o.next > b.next
 	} else {
 		st.Limit, st.Remaining = max(b.st.Limit, o.st.Limit), max(b.st.Remaining, o.st.Remaining)
-		binds = o.st.Remaining > b.st.Remaining || o.st.Remaining == b.st.Remaining && o.st.Limit > b.st.Limit
+		binds = o.st.Remaining > b.st.Remaining || o.st.Remaining == b.st.Remaining && o.next < b.next
 	}
 	if binds {
-		b.leaf = o.leaf
+		b.leaf, b.next = o.leaf, o.next
 	}
 	b.st = st
 	return b
