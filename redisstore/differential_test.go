@@ -125,7 +125,7 @@ func compare(t *rapid.T, name string, d keyed.Decision, err error, want keyed.De
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	want.RetryAfter, want.ResetAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter)
+	want.RetryAfter, want.ResetAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter), ceilMicro(want.RefillAfter)
 	if d != want {
 		t.Fatalf("%s:\n store      %+v\n in process %+v", name, d, want)
 	}

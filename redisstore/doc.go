@@ -35,7 +35,9 @@
 //
 // Lua numbers are doubles, so the script counts integer microseconds since the Unix epoch and
 // keeps every number at or below 2^53. Its answers are the in-process nanosecond answers rounded
-// up to the microsecond; remaining tokens round down. [Store.CheckPolicy], which keyed.New calls,
+// up to the microsecond (RetryAfter, ResetAfter and RefillAfter); remaining tokens round down.
+// Binding names the limit the in-process policy names: of two answers that round up to the same
+// microsecond, the script tells which comes first in nanoseconds, as typed does. [Store.CheckPolicy], which keyed.New calls,
 // refuses what cannot stay exact with an error matching numerus.ErrInvalidArgument, before any
 // server call:
 //

@@ -164,16 +164,32 @@ local function engine()
 
   -- Logs and trees: their helpers are defined by needLogs and needTrees, only for a policy that
   -- has a log or is a tree (a policy change needs both).
-  local cache, entry, expire, tdebit, tstatus, convert
+  local cache, entry, expire, tdebit, tstatus, answering, convert
 
   -- Leaves: debit and status mirror the kernel's Debit and Status of each kind.
 
-  -- decayed returns the least elapsed e in [0, W] with weight·(W−e) ≤ room·W (sliding counter).
+  -- decayed returns the least elapsed e in [0, W] with weight·(W−e) ≤ room·W (sliding counter),
+  -- in µs, and by how much the least such e in ns lies before it: n/weight µs (see debit).
   local function decayed(W, weight, room)
-    if weight == 0 or room >= weight then return 0 end
-    return W - fdiv(room * W, weight)
+    if weight == 0 or room >= weight then return 0, 0 end
+    local x = room * W
+    local n = fmod(x, weight)
+    return W - (x - n) / weight, n
   end
 
+  -- cdivn returns ceil(a/b) for integers a >= 0 and b >= 1, and by how much a/b lies before it:
+  -- n/b, with 0 <= n < b.
+  local function cdivn(a, b)
+    local r = fmod(a, b)
+    if r == 0 then return a / b, 0 end
+    return (a - r) / b + 1, b - r
+  end
+
+  -- debit returns whether the leaf l in state st admits cost at at and the answer: at and the
+  -- state that follows, or the first instant it would admit, in µs. A refusal's instant is the
+  -- exact one, n/d µs before it (0 <= n < d), rounded up: its third and fourth results are n
+  -- and d, when n is not 0, so that the instant the kernel answers in ns, that is n·1000/d ns
+  -- (rounded down) before the µs, can be told from another that rounds up to the same µs.
   local function debit(l, st, at, cost)
     local k = l.k
     if k == 'f' then
@@ -193,19 +209,23 @@ local function engine()
       local back = (l.size - cost) * l.P
       q, r = st.q - fdiv(back, N), st.r - fmod(back, N)
       if r < 0 then q, r = q - 1, r + N end
-      if r > 0 then q = q + 1 end
+      if r > 0 then return false, q + 1, N - r, N end
       return false, q
     elseif k == 't' then
       local el, lim = at - st.last, l.full - st.a
       local have, want = l.full, cost * l.P
       if el < cdiv(lim, l.N) then have = st.a + el * l.N end
       if have >= want then return true, at, { a = have - want, last = at } end
-      return false, at + cdiv(want - have, l.N)
+      local w, n = cdivn(want - have, l.N)
+      return false, at + w, n, l.N
     elseif k == 'l' then
       local el, lvl = at - st.last, 0
       if el < cdiv(st.a, l.N) then lvl = st.a - el * l.N end
       local over = lvl - (l.full - cost * l.P) -- lvl + cost·P may pass 2^53: not exact
-      if over > 0 then return false, at + cdiv(over, l.N) end
+      if over > 0 then
+        local w, n = cdivn(over, l.N)
+        return false, at + w, n, l.N
+      end
       return true, at, { a = lvl + cost * l.P, last = at }
     elseif k == 'w' or k == 'c' then
       local s = at - offset(at, l.O, l.W)
@@ -223,11 +243,12 @@ local function engine()
       if room >= 0 and prev * (l.W - (at - s)) <= room * l.W then
         return true, at, { s = s, p = prev, c = cur + cost, last = at }
       end
-      if room >= 0 then
-        local e = decayed(l.W, prev, room)
-        if e < l.W then return false, s + e end
+      if room >= 0 then -- the kernel's test, e < W, made in ns
+        local e, n = decayed(l.W, prev, room)
+        if e < l.W or n > 0 then return false, s + e, n, prev end
       end
-      return false, s + l.W + decayed(l.W, cur, l.size - cost)
+      local e, n = decayed(l.W, cur, l.size - cost)
+      return false, s + l.W + e, n, cur
     end
     local h, base, count = expire(l, st, at)
     local over = cost - (l.size - count) -- count + cost may pass 2^53: not exact
@@ -472,18 +493,75 @@ local function engine()
     end
 
     -- tstatus mirrors numerus's Status: an And has the least limit and remaining, an Or the most, and
-    -- both are full when every child is.
+    -- both are full when every child is. Its fourth result is the leaf whose tokens the remaining
+    -- counts, as typed's binding finds it: in an And the child's with the fewest left (ties: the
+    -- smaller limit, then the first), in an Or the child's with the most (ties: the larger limit,
+    -- then the first).
     tstatus = function(nd, S, at)
-      if nd.i then return status(nd, S[nd.i], at) end
+      if nd.i then
+        local lim, rem, full = status(nd, S[nd.i], at)
+        return lim, rem, full, nd.i
+      end
       local and_ = nd.k == '&'
-      local lim, rem, full = 0, 0, at
-      if and_ then lim, rem = NEVER, NEVER end
-      for _, c in ipairs(nd.c) do
-        local cl, cr, cf = tstatus(c, S, at)
-        if and_ then lim, rem = min(lim, cl), min(rem, cr) else lim, rem = max(lim, cl), max(rem, cr) end
+      local lim, rem, full, leaf = tstatus(nd.c[1], S, at)
+      full = max(full, at)
+      for j = 2, #nd.c do
+        local cl, cr, cf, ci = tstatus(nd.c[j], S, at)
+        if and_ then
+          if cr < rem or (cr == rem and cl < lim) then leaf = ci end
+          lim, rem = min(lim, cl), min(rem, cr)
+        else
+          if cr > rem or (cr == rem and cl > lim) then leaf = ci end
+          lim, rem = max(lim, cl), max(rem, cr)
+        end
         full = max(full, cf)
       end
-      return lim, rem, full
+      return lim, rem, full, leaf
+    end
+
+    -- permille returns floor(1000·n/d) for integers 0 <= n < d <= 2^53, exactly: by long division,
+    -- a decimal digit at a time, each 10·n made of doublings kept below d.
+    local function permille(n, d)
+      local p = 0
+      for _ = 1, 3 do
+        local q2, n2 = 0, n + n -- 2n = q2·d + n2, and so on
+        if n >= d - n then q2, n2 = 1, n - (d - n) end
+        local q4, n4 = 2 * q2, n2 + n2
+        if n2 >= d - n2 then q4, n4 = q4 + 1, n2 - (d - n2) end
+        local q8, n8 = 2 * q4, n4 + n4
+        if n4 >= d - n4 then q8, n8 = q8 + 1, n4 - (d - n4) end
+        local q, r = q8 + q2, n8 + n2 -- 10n = 8n + 2n
+        if n8 >= d - n2 then q, r = q + 1, n8 - (d - n2) end
+        p, n = 10 * p + q, r
+      end
+      return p
+    end
+
+    -- answering returns whether the tree admits cost at at and, if not, the leaf whose answer the
+    -- refusal gives, as typed's answering finds it: in an And the first child that refuses with
+    -- the latest answer, in an Or the first with the earliest, down to a leaf. Answers are
+    -- compared as the kernel gives them, in ns (µs, and ns before it), since two that round up
+    -- to the same µs may differ. Its third and fourth results are that answer.
+    answering = function(nd, S, at, cost)
+      if nd.i then
+        local ok, from, n, d = debit(nd, S[nd.i], at, cost)
+        if ok then return true end
+        local lag = 0
+        if n and n > 0 then lag = permille(n, d) end
+        return false, nd.i, from, lag
+      end
+      local and_, leaf, from, lag = nd.k == '&', nil, nil, nil
+      for _, c in ipairs(nd.c) do
+        local ok, cl, cf, cg = answering(c, S, at, cost)
+        if ok then
+          if not and_ then return true end
+        elseif not leaf or (and_ and (cf > from or (cf == from and cg < lag))) or
+            (not and_ and (cf < from or (cf == from and cg > lag))) then
+          leaf, from, lag = cl, cf, cg
+        end
+      end
+      if not leaf then return true end
+      return false, leaf, from, lag
     end
 
     -- convert carries the states kept under an old policy over to a new one, as keyed's memory store
@@ -629,8 +707,22 @@ local function engine()
       S = {}
       for i = 1, #leaves do S[i] = changes[i] or S0[i] end
     end
-    local lim, rem, full
-    if root.i then lim, rem, full = status(root, S[1], now) else lim, rem, full = tstatus(root, S, at) end
+    local lim, rem, full, bind
+    if root.i then
+      lim, rem, full = status(root, S[1], now)
+      bind = 1
+    else
+      lim, rem, full, bind = tstatus(root, S, at)
+      if not ok then bind = select(2, answering(root, S, at, cost)) end
+    end
+    -- nxt: when the subject holds one token more than rem, the answer of a debit of that many
+    -- (now when it is full), as typed's Outcome.Next is.
+    local nxt = now
+    if rem < lim then
+      local nok, nfrom
+      if root.i then nok, nfrom = debit(root, S[1], now, max(rem, 0) + 1) else nok, nfrom = tdebit(root, S, at, max(rem, 0) + 1) end
+      if not nok then nxt = nfrom end
+    end
 
     -- An admission is written, and so is a conversion to a new policy, refused or by a Peek too:
     -- the old policy must not go on refilling a subject seen under the new one. Unless the carried
@@ -684,9 +776,10 @@ local function engine()
 
     if from == NEVER then from = -1 end
     if full == NEVER then full = -1 end
+    if nxt == NEVER then nxt = -1 end
     local flag = 0
     if ok then flag = 1 end
-    return spack('<dddddd', flag, rem, lim, from, full, now)
+    return spack('<dddddddd', flag, rem, lim, from, full, now, nxt, bind - 1)
   end
 
   return check, parse

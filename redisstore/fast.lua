@@ -24,7 +24,9 @@
 --              Reply: for each check that failed, its index (from 1) and its error; then the
 --              decisions of all, one after the other (zeros for those that failed).
 -- Decision     little-endian doubles: allowed (0 or 1), remaining, limit, retry instant, full
---              instant, now; -1 stands for never.
+--              instant, now, next instant (from which the subject holds one token more than
+--              remaining: now when it is full), and the index from 0 of the binding leaf (see
+--              keyed.Decision.Binding); -1 stands for never.
 -- Plain        one leaf that is not a log: its kind k and numbers a, b, c, d, e are, for g (gcra),
 --              t (token) and l (leaky) buckets, the rate N per P µs, the size, and for g the
 --              quotient and remainder of size·P by N; for f (finite) the size; for w (fixed
@@ -85,7 +87,7 @@ if batch then
   op, each, decided, failed, seen = 'a', #A == 4 + #K, {}, {}, {}
   if k ~= '-' then got = redis.call('MGET', unpack(K)) end -- false if absent or not a string
   fail = function(i, err) -- the i-th check failed with the error reply err
-    decided[i] = '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
+    decided[i] = string.rep('\0', 64)
     failed[#failed + 1] = i
     failed[#failed + 1] = err
   end
@@ -183,6 +185,16 @@ while k ~= '-' and K[i] do
       rem = size - (x - m) / P
       if m > 0 then rem = rem - 1 end
     end
+    local nxt = now -- a debit of rem + 1 is refused until the TAT less (size - rem - 1)·P/N, rounded up
+    if rem < size then
+      local back = (size - rem - 1) * P
+      local m = back % N
+      if m < 0 then m = m + N end
+      local nq, nr = q - (back - m) / N, r - m
+      if nr < 0 then nq, nr = nq - 1, nr + N end
+      if nr > 0 then nq = nq + 1 end
+      nxt = nq
+    end
     if out then -- write: the TTL is the time until full, in ms rounded up, and one more (SLACK), at least ttl
       local ms = full - now
       if ms > (ttl - 1) * 1000 then -- ceil(ms/1000) + 1 > ttl: an integer below 2^53, sent exactly
@@ -201,9 +213,9 @@ while k ~= '-' and K[i] do
         werr = set.err
       end
     end
-    reply = struct.pack('<dddddd', ok and 1 or 0, rem, size, from, full, now)
+    reply = struct.pack('<dddddddd', ok and 1 or 0, rem, size, from, full, now, nxt, 0)
   else
-    local ok, from, rem, full, out = false, NEVER, 0, now, nil
+    local ok, from, rem, full, out, nxt = false, NEVER, 0, now, nil, now -- nxt: as for the GCRA
     local lim = c
     if k == 't' or k == 'l' then
       local N, P, size = a, b, c
@@ -231,6 +243,7 @@ while k ~= '-' and K[i] do
           end
         end
         x, rem, full = have, fdiv(have, P), at + cdiv(F - have, N)
+        if rem < size then nxt = at + cdiv((rem + 1) * P - have, N) end
       else
         local lvl = 0
         if at - last < cdiv(x, N) then lvl = x - (at - last) * N end
@@ -244,6 +257,7 @@ while k ~= '-' and K[i] do
           end
         end
         x, rem, full = lvl, fdiv(F - lvl, P), at + cdiv(lvl, N)
+        if rem < size then nxt = at + cdiv(lvl - (F - (rem + 1) * P), N) end
       end
       if ok and op == 'a' then out = struct.pack('<sdd', pol, x, at) end
     elseif k == 'f' then
@@ -264,7 +278,7 @@ while k ~= '-' and K[i] do
         end
       end
       rem = x
-      if x < a then full = NEVER end
+      if x < a then full, nxt = NEVER, NEVER end
     else -- w, c: windows of width W aligned on O
       local W, size, O = a, b, c
       lim = size
@@ -294,26 +308,29 @@ while k ~= '-' and K[i] do
       elseif k == 'c' and ws < st and st - ws == W then
         prev = wc
       end
-      if cost <= size then
-        local room = size - cur - cost
+      -- take returns whether the window admits n tokens at at, or from when it will
+      local take = function(n)
+        local room = size - cur - n
         if k == 'w' then
-          if room < 0 then from = st + W else ok = true end
+          if room < 0 then return false, st + W end
+          return true
         elseif room >= 0 and prev * (W - (at - st)) <= room * W then
-          ok = true
-        else
-          from = nil
-          if room >= 0 and prev > room then -- the least elapsed e with prev·(W−e) ≤ room·W
-            local e = W - fdiv(room * W, prev)
-            if e < W then from = st + e end
-          elseif room >= 0 then
-            from = st
-          end
-          if not from then
-            local e = 0
-            if cur > size - cost then e = W - fdiv((size - cost) * W, cur) end
-            from = st + W + e
-          end
+          return true
         end
+        if room >= 0 and prev > room then -- the least elapsed e with prev·(W−e) ≤ room·W
+          local e = W - fdiv(room * W, prev)
+          if e < W then return false, st + e end
+        elseif room >= 0 then
+          return false, st
+        end
+        local e = 0
+        if cur > size - n then e = W - fdiv((size - n) * W, cur) end
+        return false, st + W + e
+      end
+      if cost <= size then
+        local f
+        ok, f = take(cost)
+        if not ok then from = f end
         if ok and op == 'a' then
           cur = cur + cost
           if k == 'w' then prev = 0 end
@@ -327,6 +344,10 @@ while k ~= '-' and K[i] do
         if cur > 0 then full = st + 2 * W elseif prev > 0 then full = st + W end
       elseif cur > 0 then
         full = st + W
+      end
+      if rem < size then
+        local nok, f = take(rem + 1)
+        if not nok then nxt = f end
       end
     end
     local flag = 0
@@ -348,7 +369,8 @@ while k ~= '-' and K[i] do
     end
     if from == NEVER then from = -1 end
     if full == NEVER then full = -1 end
-    reply = struct.pack('<dddddd', flag, rem, lim, from, full, now)
+    if nxt == NEVER then nxt = -1 end
+    reply = struct.pack('<dddddddd', flag, rem, lim, from, full, now, nxt, 0)
   end
   if werr then reply = { err = werr } end
   if not batch then return reply end

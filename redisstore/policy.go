@@ -25,11 +25,12 @@ const (
 // program is a typed.Policy in the script's terms, for one store: its text (its tokens joined by
 // spaces, in prefix order: '&' or '|' and a child count, or a kind letter and its numbers), its
 // constants packed (see fast.lua: the store's least TTL, and a plain policy's kind and numbers),
-// both boxed once, and its capacity. Equal policies (deciding alike, however written) have equal
-// texts.
+// both boxed once, its capacity and its number of leaves. Equal policies (deciding alike, however
+// written) have equal texts.
 type program struct {
 	text, consts any // strings
 	limit        int64
+	leaves       int
 }
 
 // CheckPolicy reports whether the script can run p exactly, in integer microseconds with every
@@ -72,7 +73,7 @@ func compile(p typed.Policy, minTTL string) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	pr := &program{text: strings.Join(toks, " "), consts: pack(ttl, toks), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit}
+	pr := &program{text: strings.Join(toks, " "), consts: pack(ttl, toks), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, leaves: leaves(toks)}
 	return pr, nil
 }
 
@@ -98,6 +99,17 @@ func pack(ttl int64, toks []string) string {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(x)))
 	}
 	return string(b)
+}
+
+// leaves counts the leaves of the policy of tokens toks: its tokens of a kind letter.
+func leaves(toks []string) int {
+	n := 0
+	for _, t := range toks {
+		if len(t) == 1 && t[0] >= 'a' && t[0] <= 'z' {
+			n++
+		}
+	}
+	return n
 }
 
 // encode appends the tokens of sp, whose path in the tree is path, at depth depth.

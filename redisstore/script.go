@@ -146,8 +146,7 @@ func (s *Store) call(op string, r keyed.Request) (call, error) {
 	return c, nil
 }
 
-// decision reads the script's reply: six little-endian doubles, allowed (0 or 1), remaining,
-// limit, and the retry, full and current instants in µs (-1 for never).
+// decision reads the script's reply (see read).
 func (c call) decision(cmd *redis.Cmd) (keyed.Decision, error) {
 	v, err := cmd.Text()
 	if err != nil {
@@ -156,17 +155,26 @@ func (c call) decision(cmd *redis.Cmd) (keyed.Decision, error) {
 	return c.read(v)
 }
 
+// replySize is the length of the script's reply to one check: eight doubles.
+const replySize = 64
+
+// read reads the script's reply to one check: eight little-endian doubles, allowed (0 or 1),
+// remaining, limit, the retry, full, current and next instants in µs (-1 for never), and the
+// index of the binding leaf, which must be one of the policy's.
 func (c call) read(reply string) (keyed.Decision, error) {
-	if len(reply) != 48 {
+	if len(reply) != replySize {
 		return keyed.Decision{}, fmt.Errorf("redisstore: %s %q: unexpected reply %q", c.name(), c.key, reply)
 	}
-	var v [6]int64
+	var v [8]int64
 	for i := range v {
 		f := math.Float64frombits(binary.LittleEndian.Uint64([]byte(reply[8*i : 8*i+8])))
 		if f != math.Trunc(f) || f < -1 || f > 1<<53 { // NaN, ±Inf, a fraction: not the script's
 			return keyed.Decision{}, fmt.Errorf("redisstore: %s %q: unexpected number %v in reply %q", c.name(), c.key, f, reply)
 		}
 		v[i] = int64(f)
+	}
+	if v[7] < 0 || v[7] >= int64(c.pr.leaves) {
+		return keyed.Decision{}, fmt.Errorf("redisstore: %s %q: unexpected binding limit %d in reply %q", c.name(), c.key, v[7], reply)
 	}
 	base := c.base
 	if !c.caller {
@@ -178,7 +186,8 @@ func (c call) read(reply string) (keyed.Decision, error) {
 		}
 		return keyed.WaitFor(time.Duration(us*int64(time.Microsecond) - base))
 	}
-	d := keyed.Decision{Allowed: v[0] == 1, Remaining: max(v[1], 0), Limit: v[2], RetryAfter: wait(v[3]), ResetAfter: wait(v[4])}
+	d := keyed.Decision{Allowed: v[0] == 1, Remaining: max(v[1], 0), Limit: v[2], RetryAfter: wait(v[3]), ResetAfter: wait(v[4]),
+		RefillAfter: wait(v[6]), Binding: int(v[7])}
 	if d.Allowed {
 		d.RetryAfter = keyed.WaitFor(0)
 	}
