@@ -142,7 +142,7 @@ func BenchmarkServerCost(b *testing.B) {
 		{"policy=gcra/check=refused", gcra, 0, false, 1},
 		{"policy=tree/check=admitted", tree, 4 * time.Second, true, 1},
 		{"policy=tree/check=refused", tree, 0, false, 1},
-		{"policy=gcra/check=admitted/batch=100", gcra, 10 * time.Millisecond, true, 100},
+		{"policy=gcra/batch=100/check=admitted", gcra, 10 * time.Millisecond, true, 100},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			client := srv.Client(b)
