@@ -169,6 +169,11 @@ func BenchmarkServerCost(b *testing.B) {
 					}
 				}
 			}
+			for _, subject := range append(subjectNames(c.batch), "subject") { // from full, on a server kept (REDIS_URL) too
+				if err := l.Reset(ctx, subject); err != nil {
+					b.Fatal(err)
+				}
+			}
 			if !c.admitted {
 				for d, err := l.TryAcquire(ctx, "subject", 1); d.Allowed; d, err = l.TryAcquire(ctx, "subject", 1) {
 					if err != nil {
