@@ -128,7 +128,8 @@ func BenchmarkAcquireBatch(b *testing.B) {
 // which the benchmark checks, and each is one EVALSHA, which it checks too. A GCRA alone and a
 // tree are checked on one subject, admitted (the clock moving on by a token's interval, or more)
 // or refused (the subject spent, the clock still); a batch checks 100 GCRA subjects, admitted, in
-// one script call, and reports its cost a check as well.
+// one script call, and reports its cost a check as well; a fixed window and a token bucket alone
+// are checked too, admitted.
 func BenchmarkServerCost(b *testing.B) {
 	srv := redistest.Start(b)
 	const gcra, tree = "gcra 100/s burst 100", "gcra 10/s burst 5 & sliding 100/m & window 1000/h"
@@ -143,6 +144,8 @@ func BenchmarkServerCost(b *testing.B) {
 		{"policy=tree/check=admitted", tree, 4 * time.Second, true, 1},
 		{"policy=tree/check=refused", tree, 0, false, 1},
 		{"policy=gcra/batch=100/check=admitted", gcra, 10 * time.Millisecond, true, 100},
+		{"policy=window/check=admitted", "window 100/s", 10 * time.Millisecond, true, 1},
+		{"policy=token/check=admitted", "token 100/s burst 100", 10 * time.Millisecond, true, 1},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			client := srv.Client(b)
