@@ -135,7 +135,7 @@ func TestBatchCorrupt(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	s := redisstore.MustNew(c)
-	for _, text := range []string{"gcra 1/h burst 3", "sliding 3/h"} { // the fast path, the general engine
+	for _, text := range []string{"gcra 1/h burst 3", "sliding 3/h"} { // the plain path, the engine
 		l := limiter(t, s, text, nil)
 		require.NoError(t, c.Set(context.Background(), redisstore.RedisKey(l.Key("bad")), "x", 0).Err())
 		ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, "a", "bad", "b"))

@@ -24,7 +24,7 @@ const (
 
 // program is a typed.Policy in the script's terms, for one store: its text (its tokens joined by
 // spaces, in prefix order: '&' or '|' and a child count, or a kind letter and its numbers), its
-// constants packed (see fast.lua: the store's least TTL, and a plain policy's kind and numbers),
+// constants packed (see plain.lua: the store's least TTL, and a plain policy's kind and numbers),
 // both boxed once, its capacity and its number of leaves. Equal policies (deciding alike, however
 // written) have equal texts.
 type program struct {
@@ -78,7 +78,7 @@ func compile(p typed.Policy, minTTL string) (*program, error) {
 }
 
 // pack returns the constants of the policy of tokens toks for a store whose least TTL is ttl ms,
-// as the script reads them (see fast.lua): little-endian doubles, the TTL, then, for a plain
+// as the script reads them (see plain.lua): little-endian doubles, the TTL, then, for a plain
 // policy (one leaf that is not a log), its kind letter and five numbers, or '-' and zeros.
 func pack(ttl int64, toks []string) string {
 	var n [5]int64

@@ -16,16 +16,17 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The script, in three files: the fast path, the general engine and the main part (see fast.lua).
+// The script, in three files: the plain path with the leaves' algorithms, the engine of trees,
+// logs and policy changes, and the main part (see plain.lua).
 var (
-	//go:embed fast.lua
-	fastLua string
+	//go:embed plain.lua
+	plainLua string
 	//go:embed engine.lua
 	engineLua string
 	//go:embed main.lua
 	mainLua string
 
-	engineSource = fastLua + "\n" + engineLua + "\n" + mainLua
+	engineSource = plainLua + "\n" + engineLua + "\n" + mainLua
 )
 
 // ErrCorrupt is matched (with errors.Is) by the error of a check that found a subject's key in a
@@ -40,7 +41,7 @@ const (
 )
 
 // call is one check: its key, its numbers as the script reads them (cost and the caller's time in
-// µs, or -1 for the server's, packed: see fast.lua), its policy, and the caller's instant in ns
+// µs, or -1 for the server's, packed: see plain.lua), its policy, and the caller's instant in ns
 // (base) when the request carries one (caller true), from which the waits are measured.
 type call struct {
 	op, key string
