@@ -39,8 +39,9 @@
 --
 -- The script is this file, engine.lua and main.lua, joined (see script.go). It runs in full on
 -- every call, and each function it defines is a closure made anew, so it defines each only where
--- it is needed. The algorithms (debit, status and next, advance) exist once, in the leaves below,
--- for the plain path and for trees and logs alike, all but the GCRA of the plain path (see GCRA).
+-- it is needed. Each algorithm exists once, for the plain path and for trees and logs alike: debit
+-- and status (with next) in the leaves below, advance (which only trees need) in engine.lua; all
+-- but the GCRA of the plain path (see GCRA).
 -- A subject under a plain policy, kept under that policy or not at all (the common case), takes
 -- the plain path of this file: one GET (none in a batch, which reads the plain keys with one
 -- MGET) and one PSETEX (a SET with its TTL, which costs less than SET PX), on plain numbers, with
