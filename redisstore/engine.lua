@@ -96,9 +96,9 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     return ok, from, a, b
   end
 
-  local function lstatus(l, st, at)
-    if l.log then return status(l.k, l[1], l[2], l[3], at, st) end
-    return status(l.k, l[1], l[2], l[3], at, st[1], st[2], st[3], st[4])
+  local function lstatus(l, st, at, more)
+    if l.log then return status(l.k, l[1], l[2], l[3], at, st, nil, nil, nil, more) end
+    return status(l.k, l[1], l[2], l[3], at, st[1], st[2], st[3], st[4], more)
   end
 
   local function lfresh(l)
@@ -280,33 +280,6 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
       return true, at
     end
 
-    -- tstatus mirrors numerus's Status: an And has the least limit and remaining, an Or the most, and
-    -- both are full when every child is. Its fourth result is the leaf whose tokens the remaining
-    -- counts, as typed's binding finds it: in an And the child's with the fewest left (ties: the
-    -- smaller limit, then the first), in an Or the child's with the most (ties: the larger limit,
-    -- then the first).
-    tstatus = function(nd, S, at)
-      if nd.i then
-        local lim, rem, full = lstatus(nd, S[nd.i], at)
-        return lim, rem, full, nd.i
-      end
-      local and_ = nd.k == '&'
-      local lim, rem, full, leaf = tstatus(nd.c[1], S, at)
-      full = max(full, at)
-      for j = 2, #nd.c do
-        local cl, cr, cf, ci = tstatus(nd.c[j], S, at)
-        if and_ then
-          if cr < rem or (cr == rem and cl < lim) then leaf = ci end
-          lim, rem = min(lim, cl), min(rem, cr)
-        else
-          if cr > rem or (cr == rem and cl > lim) then leaf = ci end
-          lim, rem = max(lim, cl), max(rem, cr)
-        end
-        full = max(full, cf)
-      end
-      return lim, rem, full, leaf
-    end
-
     -- permille returns floor(1000·n/d) for integers 0 <= n < d <= 2^53, exactly: by long division,
     -- a decimal digit at a time, each 10·n made of doublings kept below d.
     local function permille(n, d)
@@ -323,6 +296,42 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
         p, n = 10 * p + q, r
       end
       return p
+    end
+
+    -- tstatus mirrors numerus's Status: an And has the least limit and remaining, an Or the most, and
+    -- both are full when every child is. Its fourth result is the leaf whose tokens the remaining
+    -- counts, as typed's binding finds it, and its fifth the instant that leaf holds one token
+    -- more: in an And the child's with the fewest left (ties: the one whose next token comes last,
+    -- which holds the And back), in an Or the child's with the most (ties: the next token first).
+    -- The next token's instant is compared as answering compares answers, in ns (µs, and ns
+    -- before it: its sixth result).
+    tstatus = function(nd, S, at)
+      if nd.i then
+        local st = S[nd.i]
+        local lim, rem, full, nxt = lstatus(nd, st, at, true)
+        local lag = 0
+        if rem < lim then
+          local ok, f, n, m = ldebit(nd, st, at, max(rem, 0) + 1)
+          if not ok and n and n > 0 then lag = permille(n, m) end
+          if not ok then nxt = f end
+        end
+        return lim, rem, full, nd.i, nxt, lag
+      end
+      local and_ = nd.k == '&'
+      local lim, rem, full, leaf, nxt, lag = tstatus(nd.c[1], S, at)
+      full = max(full, at)
+      for j = 2, #nd.c do
+        local cl, cr, cf, ci, cn, cg = tstatus(nd.c[j], S, at)
+        if and_ then
+          if cr < rem or (cr == rem and (cn > nxt or (cn == nxt and cg < lag))) then leaf, nxt, lag = ci, cn, cg end
+          lim, rem = min(lim, cl), min(rem, cr)
+        else
+          if cr > rem or (cr == rem and (cn < nxt or (cn == nxt and cg > lag))) then leaf, nxt, lag = ci, cn, cg end
+          lim, rem = max(lim, cl), max(rem, cr)
+        end
+        full = max(full, cf)
+      end
+      return lim, rem, full, leaf, nxt, lag
     end
 
     -- answering returns whether the tree admits cost at at and, if not, the leaf whose answer the

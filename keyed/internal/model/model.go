@@ -73,8 +73,9 @@ type Decision struct {
 	Refill numerus.NextDebitable
 	// Binding is the index of the leaf that binds, among the policy's leaves in the order the
 	// notation writes them: on an admission (and a Peek that admits), in an And the child with
-	// the fewest tokens left (ties: the smaller limit, then the first), in an Or the one with
-	// the most (ties: the larger limit, then the first); on a refusal, the leaf whose answer
+	// the fewest tokens left (ties: the one whose next token comes last, then the first), in an
+	// Or the one with the most (ties: the next token first, then the first); on a refusal, the
+	// leaf whose answer
 	// RetryAfter is (in an And the first child refusing with the latest answer, in an Or the
 	// first with the earliest), down the tree. The tree of leaves that finds it (see tree) is
 	// checked against the core limiter at every step.

@@ -130,35 +130,49 @@ func (t tree) search(from numerus.NextDebitable, cost int64) numerus.NextDebitab
 	return numerus.Never()
 }
 
-// binding returns the tree's status at at, as the core limiter reports it, and the leaf whose tokens its Remaining counts: in an
-// And the child's with the fewest left (ties: the smaller limit, then the first), in an Or the
-// child's with the most (ties: the larger limit, then the first).
+// binding returns the tree's status at at, as the core limiter reports it, and the leaf whose
+// tokens its Remaining counts: in an And the child's with the fewest left, in an Or the child's
+// with the most (ties: see bind).
 func (t tree) binding(at time.Time) (numerus.Status, int) {
+	st, leaf, _ := t.bind(at)
+	return st, leaf
+}
+
+// bind is binding, with the instant the binding leaf holds one token more: ties of tokens left go,
+// in an And, to the leaf whose next token comes last, in an Or to the one whose comes first.
+func (t tree) bind(at time.Time) (numerus.Status, int, numerus.NextDebitable) {
 	if t.leaf != nil {
-		return t.leaf.Status(at), t.lo
+		st := t.leaf.Status(at)
+		next := numerus.DebitableFrom(at)
+		if st.Remaining < st.Limit {
+			if _, more, ok := t.leaf.DebitN(at, max(st.Remaining, 0)+1); !ok {
+				next = more
+			}
+		}
+		return st, t.lo, next
 	}
 	at = t.effective(at)
 	st := numerus.Status{Full: numerus.DebitableFrom(at)}
 	if t.and {
 		st.Limit, st.Remaining = math.MaxInt64, math.MaxInt64
 	}
-	leaf := -1
+	leaf, next := -1, numerus.Never()
 	for _, k := range t.kids {
-		ks, kl := k.binding(at)
+		ks, kl, kn := k.bind(at)
 		var binds bool
 		if t.and {
-			binds = ks.Remaining < st.Remaining || ks.Remaining == st.Remaining && ks.Limit < st.Limit
+			binds = ks.Remaining < st.Remaining || ks.Remaining == st.Remaining && kn.After(next)
 			st.Limit, st.Remaining = min(st.Limit, ks.Limit), min(st.Remaining, ks.Remaining)
 		} else {
-			binds = ks.Remaining > st.Remaining || ks.Remaining == st.Remaining && ks.Limit > st.Limit
+			binds = ks.Remaining > st.Remaining || ks.Remaining == st.Remaining && kn.Before(next)
 			st.Limit, st.Remaining = max(st.Limit, ks.Limit), max(st.Remaining, ks.Remaining)
 		}
 		if binds || leaf < 0 {
-			leaf = kl
+			leaf, next = kl, kn
 		}
 		st.Full = numerus.Latest(st.Full, ks.Full)
 	}
-	return st, leaf
+	return st, leaf, next
 }
 
 // answering returns the leaf whose answer, from, the tree gave to a debit of cost it refused at
