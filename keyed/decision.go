@@ -29,6 +29,14 @@ type Decision struct {
 	// admission, Never when it never will be (a finite bucket spent, with no other way through).
 	// Waiting it out is never early: the same check, with no other traffic, is admitted then.
 	RetryAfter Wait
+	// RefillAfter is how long until the subject holds one token more than Remaining if no
+	// further tokens are taken, rounded up: WaitFor(0) when it is full, Never when it never
+	// refills. It is the time until additional quota that RateLimit's t reports.
+	RefillAfter Wait
+	// Binding is the index, among the limits of the policy in the order its notation writes
+	// them, of the one whose tokens Remaining counts: for an And the limit with the fewest left,
+	// for an Or the one with the most. It is 0 for a policy of one limit.
+	Binding int
 }
 
 // Wait is a duration until an event, or Never. Durations are rounded up to the resolution of the
@@ -99,6 +107,7 @@ func waitUntil(t, at int64) Wait {
 func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
 	d.Allowed, d.Remaining, d.Limit = ok, max(o.Remaining, 0), o.Limit
 	d.ResetAfter, d.RetryAfter = waitUntil(o.Full, at), waitUntil(o.Retry, at)
+	d.RefillAfter, d.Binding = waitUntil(o.Next, at), o.Binds
 	if ok {
 		d.RetryAfter = WaitFor(0) // at, even the last instant, which waitUntil would read as Never
 	}

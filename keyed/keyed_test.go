@@ -227,12 +227,12 @@ func TestWait(t *testing.T) {
 func TestSetOutcome(t *testing.T) {
 	at := typed.UnixNanos(t0)
 	d := keyed.Decision{Allowed: true, Remaining: 9, Limit: 9, ResetAfter: keyed.WaitFor(1), RetryAfter: keyed.WaitFor(1)}
-	d.SetOutcome(typed.Outcome{Remaining: -2, Limit: 5, Retry: at + 1500, Full: typed.Never}, false, at)
-	assert.Equal(t, keyed.Decision{Limit: 5, ResetAfter: keyed.Never(), RetryAfter: keyed.WaitFor(1500)}, d)
-	d.SetOutcome(typed.Outcome{Remaining: 3, Limit: 5, Retry: at, Full: at + 7}, true, at)
-	assert.Equal(t, keyed.Decision{Allowed: true, Remaining: 3, Limit: 5, ResetAfter: keyed.WaitFor(7), RetryAfter: keyed.WaitFor(0)}, d)
-	d.SetOutcome(typed.Outcome{Limit: 5, Retry: typed.Never, Full: at - 1}, false, at)
-	assert.Equal(t, keyed.Decision{Limit: 5, ResetAfter: keyed.WaitFor(0), RetryAfter: keyed.Never()}, d)
+	d.SetOutcome(typed.Outcome{Remaining: -2, Limit: 5, Retry: at + 1500, Full: typed.Never, Next: at + 1500, Binds: 2}, false, at)
+	assert.Equal(t, keyed.Decision{Limit: 5, ResetAfter: keyed.Never(), RetryAfter: keyed.WaitFor(1500), RefillAfter: keyed.WaitFor(1500), Binding: 2}, d)
+	d.SetOutcome(typed.Outcome{Remaining: 3, Limit: 5, Retry: at, Full: at + 7, Next: at + 3}, true, at)
+	assert.Equal(t, keyed.Decision{Allowed: true, Remaining: 3, Limit: 5, ResetAfter: keyed.WaitFor(7), RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(3)}, d)
+	d.SetOutcome(typed.Outcome{Limit: 5, Retry: typed.Never, Full: at - 1, Next: typed.Never}, false, at)
+	assert.Equal(t, keyed.Decision{Limit: 5, ResetAfter: keyed.WaitFor(0), RetryAfter: keyed.Never(), RefillAfter: keyed.Never()}, d)
 	// Admitted at the last instant, whose number is Never's: the retry is still now.
 	d.SetOutcome(typed.Outcome{Remaining: 1, Limit: 2, Retry: typed.Never, Full: typed.Never}, true, typed.Never)
 	assert.Equal(t, keyed.WaitFor(0), d.RetryAfter)

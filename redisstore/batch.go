@@ -182,7 +182,7 @@ func (b *batch) scriptCall(idx []int) ([]string, []any) {
 }
 
 // read spreads a batch script's reply over the requests idx: the index (from 1) and the error of
-// each check that failed, then the 48-byte decisions of all, one after the other.
+// each check that failed, then the decisions of all, one after the other, replySize bytes each.
 func (b *batch) read(cmd *redis.Cmd, idx []int) {
 	reply, err := cmd.Slice()
 	var all string
@@ -191,7 +191,7 @@ func (b *batch) read(cmd *redis.Cmd, idx []int) {
 		if len(reply) > 0 {
 			all, ok = reply[len(reply)-1].(string)
 		}
-		if !ok || len(all) != 48*len(idx) || len(reply)%2 != 1 {
+		if !ok || len(all) != replySize*len(idx) || len(reply)%2 != 1 {
 			err = fmt.Errorf("redisstore: batch: unexpected reply for %d checks", len(idx))
 		}
 	}
@@ -206,7 +206,7 @@ func (b *batch) read(cmd *redis.Cmd, idx []int) {
 		if err != nil {
 			b.errs[i] = b.calls[i].fail(err)
 		} else {
-			b.out[i], b.errs[i] = b.calls[i].read(all[48*n : 48*n+48])
+			b.out[i], b.errs[i] = b.calls[i].read(all[replySize*n : replySize*(n+1)])
 		}
 	}
 	for f := 0; err == nil && f+1 < len(reply); f += 2 {

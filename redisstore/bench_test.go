@@ -4,11 +4,15 @@ import (
 	"context"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 // benchPolicies are the policies benchmarked: the cheapest state, the costliest (a log), and a
@@ -116,4 +120,114 @@ func BenchmarkAcquireBatch(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/check")
 		})
 	}
+}
+
+// BenchmarkServerCost measures what a check costs the server: the usec_per_call of EVALSHA in
+// INFO commandstats (CONFIG RESETSTAT before the loop), reported as server-usec/call. The checks
+// carry the caller's time (a fake clock), so that each is admitted or refused as its name says,
+// which the benchmark checks, and each is one EVALSHA, which it checks too. A GCRA alone and a
+// tree are checked on one subject, admitted (the clock moving on by a token's interval, or more)
+// or refused (the subject spent, the clock still); a batch checks 100 GCRA subjects, admitted, in
+// one script call, and reports its cost a check as well; a fixed window and a token bucket alone
+// are checked too, admitted.
+func BenchmarkServerCost(b *testing.B) {
+	srv := redistest.Start(b)
+	const gcra, tree = "gcra 100/s burst 100", "gcra 10/s burst 5 & sliding 100/m & window 1000/h"
+	for _, c := range []struct {
+		name, policy string
+		step         time.Duration // the clock's move before each check
+		admitted     bool
+		batch        int
+	}{
+		{"policy=gcra/check=admitted", gcra, 10 * time.Millisecond, true, 1},
+		{"policy=gcra/check=refused", gcra, 0, false, 1},
+		{"policy=tree/check=admitted", tree, 4 * time.Second, true, 1},
+		{"policy=tree/check=refused", tree, 0, false, 1},
+		{"policy=gcra/batch=100/check=admitted", gcra, 10 * time.Millisecond, true, 100},
+		{"policy=window/check=admitted", "window 100/s", 10 * time.Millisecond, true, 1},
+		{"policy=token/check=admitted", "token 100/s burst 100", 10 * time.Millisecond, true, 1},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			client := srv.Client(b)
+			s, clk, ctx := redisstore.MustNew(client), newClock(t0), context.Background()
+			l := limiter(b, s, c.policy, clk)
+			reqs := func() []keyed.Request { return redisstore.Requests(l, 1, subjectNames(c.batch)...) }
+			check := func() {
+				clk.add(c.step)
+				var ds []keyed.Decision
+				var err error
+				if c.batch == 1 {
+					var d keyed.Decision
+					d, err = l.TryAcquire(ctx, "subject", 1)
+					ds = []keyed.Decision{d}
+				} else {
+					ds, err = s.AcquireBatch(ctx, reqs())
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, d := range ds {
+					if d.Allowed != c.admitted {
+						b.Fatalf("%s: %+v, want admitted %v", c.policy, d, c.admitted)
+					}
+				}
+			}
+			for _, subject := range append(subjectNames(c.batch), "subject") { // from full, on a server kept (REDIS_URL) too
+				if err := l.Reset(ctx, subject); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if !c.admitted {
+				for d, err := l.TryAcquire(ctx, "subject", 1); d.Allowed; d, err = l.TryAcquire(ctx, "subject", 1) {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			check() // the script loaded, the key written
+			if err := client.ConfigResetStat(ctx).Err(); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				check()
+			}
+			calls, usec := evalshaStats(b, client)
+			if calls != b.N {
+				b.Fatalf("%d EVALSHA for %d checks", calls, b.N)
+			}
+			b.ReportMetric(usec, "server-usec/call")
+			if c.batch > 1 {
+				b.ReportMetric(usec/float64(c.batch), "server-usec/check")
+			}
+		})
+	}
+}
+
+// evalshaStats returns the calls of EVALSHA and their usec_per_call, from INFO commandstats.
+func evalshaStats(b *testing.B, c *redis.Client) (int, float64) {
+	b.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.SplitSeq(info, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_evalsha:")
+		if !ok {
+			continue
+		}
+		var calls int
+		var usec float64
+		for field := range strings.SplitSeq(rest, ",") {
+			k, v, _ := strings.Cut(field, "=")
+			switch k {
+			case "calls":
+				calls, _ = strconv.Atoi(v)
+			case "usec_per_call":
+				usec, _ = strconv.ParseFloat(v, 64)
+			}
+		}
+		return calls, usec
+	}
+	b.Fatal("no EVALSHA in INFO commandstats")
+	return 0, 0
 }

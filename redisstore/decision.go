@@ -15,22 +15,24 @@ import (
 //	}
 //	d = redisstore.FailOpen(d, err)
 //
-// The admission reports a zero Limit and Remaining, and zero waits. An error for an invalid
+// The admission reports a zero Limit and Remaining, and zero waits (RefillAfter too). An error for an invalid
 // argument (numerus.ErrInvalidArgument) is a bug of the caller, not an outage: check for it
 // before, if it can happen.
 func FailOpen(d keyed.Decision, err error) keyed.Decision {
 	if err == nil {
 		return d
 	}
-	return keyed.Decision{Allowed: true, RetryAfter: keyed.WaitFor(0), ResetAfter: keyed.WaitFor(0)}
+	return keyed.Decision{Allowed: true, RetryAfter: keyed.WaitFor(0), ResetAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(0)}
 }
 
 // FailClosed returns d when err is nil, and otherwise a refusal to retry after the given delay:
 // when the store cannot be reached, the caller chose to turn traffic away. It hides err, so log
-// it first. The refusal reports a zero Limit and Remaining; ResetAfter equals RetryAfter.
+// it first. The refusal reports a zero Limit and Remaining; ResetAfter and RefillAfter equal
+// RetryAfter.
 func FailClosed(d keyed.Decision, err error, retry time.Duration) keyed.Decision {
 	if err == nil {
 		return d
 	}
-	return keyed.Decision{RetryAfter: keyed.WaitFor(retry), ResetAfter: keyed.WaitFor(retry)}
+	w := keyed.WaitFor(retry)
+	return keyed.Decision{RetryAfter: w, ResetAfter: w, RefillAfter: w}
 }

@@ -125,7 +125,7 @@ func compare(t *rapid.T, name string, d keyed.Decision, err error, want keyed.De
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	want.RetryAfter, want.ResetAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter)
+	want.RetryAfter, want.ResetAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter), ceilMicro(want.RefillAfter)
 	if d != want {
 		t.Fatalf("%s:\n store      %+v\n in process %+v", name, d, want)
 	}
@@ -136,7 +136,7 @@ func TestDifferentialStandalone(t *testing.T) {
 }
 
 // TestDifferentialLarge compares, as differential does, buckets on numbers near the script's
-// bound of 2^53, alone (the fast path) and in a tree (the general engine): rates of up to
+// bound of 2^53, alone (the plain path) and in a tree (the engine): rates of up to
 // thousands of tokens a microsecond or one token in days, bursts that fill all the room 2^53
 // leaves (size·P + N, and a refill of at most 2^51 µs), costs of any size, instants up to 2112,
 // and steps as long as a refill.
@@ -153,7 +153,7 @@ func TestDifferentialLarge(t *testing.T) {
 		size := most - rapid.Int64Range(0, most-1).Draw(rt, "room left")
 		algo := rapid.SampledFrom([]typed.Algo{typed.AlgoGCRA, typed.AlgoToken, typed.AlgoLeaky}).Draw(rt, "algo")
 		sp := typed.Spec{Algo: algo, Count: count, Period: time.Duration(per) * time.Microsecond, Burst: size}
-		if rapid.Bool().Draw(rt, "tree") { // the general engine's turn
+		if rapid.Bool().Draw(rt, "tree") { // the engine's turn
 			sp = typed.Spec{Algo: typed.AlgoAnd, Of: []typed.Spec{sp, sp}}
 		}
 		pol, err := typed.Compile(sp)

@@ -212,7 +212,7 @@ func TestCorruptWindowStart(t *testing.T) {
 // TestCorruptEntriesAndRemainders: damage the script checks for that TestCorruptState cannot
 // reach: a log entry counting more than the log's running count (read once the oldest entry
 // expires: it would make the count negative, and admit past the limit), and a GCRA remainder of
-// N or more, in a string (the fast path) and in a hash (the engine).
+// N or more, in a string (the plain path) and in a hash (the engine).
 func TestCorruptEntriesAndRemainders(t *testing.T) {
 	c, clk := redistest.Start(t).Client(t), newClock(t0)
 	s := redisstore.MustNew(c, redisstore.WithMinTTL(time.Hour))
@@ -253,7 +253,7 @@ func TestCorruptEntriesAndRemainders(t *testing.T) {
 // over its capacity, a finite bucket one token over its size, a fixed window with a previous
 // count, a state with a byte too many, a log whose newest entry, or an older one, lies after
 // its latest instant or whose tail lies before its head — fail with ErrCorrupt in a string (the
-// fast path) and in a tree's hash (the general engine), and grant nothing. The finite bucket
+// plain path) and in a tree's hash (the engine), and grant nothing. The finite bucket
 // would otherwise hand out a token more than its size, for good.
 func TestCorruptOnePastTheBounds(t *testing.T) {
 	c, clk := redistest.Start(t).Client(t), newClock(t0)

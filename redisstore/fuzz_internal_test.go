@@ -15,8 +15,8 @@ import (
 	"github.com/numerus-closus/numerus/keyed"
 )
 
-// scriptReply packs a decision as the script writes it: six little-endian doubles.
-func scriptReply(v [6]int64) string {
+// scriptReply packs a decision as the script writes it: eight little-endian doubles.
+func scriptReply(v [8]int64) string {
 	var b []byte
 	for _, x := range v {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(x)))
@@ -24,19 +24,21 @@ func scriptReply(v [6]int64) string {
 	return string(b)
 }
 
-// FuzzReadReply feeds arbitrary replies to call.read, the decoder of a check's reply. A reply of
-// any length but 48 bytes is an error. Any decision read has no negative balance, and an admission
-// has no wait. A reply as the script writes it (allowed 0 or 1, numbers within 2^53, instants
-// within the store's range and not before the check) reads back as what it says.
+// FuzzReadReply feeds arbitrary replies to call.read, the decoder of a check's reply, under a
+// policy of 1 to 8 leaves. A reply of any length but 64 bytes is an error. Any decision read has
+// no negative balance, an admission has no wait, and the binding limit is one of the policy's. A
+// reply as the script writes it (allowed 0 or 1, numbers within 2^53, instants within the store's
+// range and not before the check, a binding leaf of the policy) reads back as what it says.
 func FuzzReadReply(f *testing.F) {
-	f.Add([]byte(scriptReply([6]int64{1, 4, 5, 1_000_000, 2_000_000, 1_000_000})), false, int64(0))
-	f.Add([]byte(scriptReply([6]int64{0, 0, 5, 3_000_000, -1, 1_000_000})), true, int64(1_000_000_500))
-	f.Add([]byte(scriptReply([6]int64{0, 0, 1, -1, -1, maxInstant})), false, int64(0))
-	f.Add([]byte("short"), false, int64(0))
-	f.Fuzz(func(t *testing.T, reply []byte, caller bool, base int64) {
-		c := call{op: opAcquire, key: "k", caller: caller, base: base}
+	f.Add([]byte(scriptReply([8]int64{1, 4, 5, 1_000_000, 2_000_000, 1_000_000, 1_500_000, 0})), false, int64(0), uint8(0))
+	f.Add([]byte(scriptReply([8]int64{0, 0, 5, 3_000_000, -1, 1_000_000, 3_000_000, 2})), true, int64(1_000_000_500), uint8(3))
+	f.Add([]byte(scriptReply([8]int64{0, 0, 1, -1, -1, maxInstant, -1, 0})), false, int64(0), uint8(1))
+	f.Add([]byte(scriptReply([8]int64{1, 1, 1, 1, 1, 1, 1, 1})), false, int64(0), uint8(0))
+	f.Add([]byte("short"), false, int64(0), uint8(0))
+	f.Fuzz(func(t *testing.T, reply []byte, caller bool, base int64, leaves uint8) {
+		c := call{op: opAcquire, key: "k", caller: caller, base: base, pr: &program{leaves: int(leaves%8) + 1}}
 		d, err := c.read(string(reply))
-		if len(reply) != 48 {
+		if len(reply) != replySize {
 			require.Error(t, err)
 			return
 		}
@@ -47,19 +49,21 @@ func FuzzReadReply(f *testing.F) {
 		if d.Allowed {
 			require.Equal(t, keyed.WaitFor(0), d.RetryAfter)
 		}
+		require.True(t, d.Binding >= 0 && d.Binding < c.pr.leaves, "binding %d of %d leaves", d.Binding, c.pr.leaves)
 
 		// The same numbers, as the script would write them.
-		var v [6]int64
+		var v [8]int64
 		for i := range v {
 			v[i] = int64(binary.LittleEndian.Uint64(reply[8*i:])>>11) - 1 // [-1, 2^53)
 		}
 		v[0] = v[0] & 1
 		v[5] = min(max(v[5], 0), maxInstant)
-		for _, i := range []int{3, 4} { // instants: -1 (never), or not before now
+		for _, i := range []int{3, 4, 6} { // instants: -1 (never), or not before now
 			if v[i] >= 0 {
 				v[i] = min(v[5]+v[i]%(maxInstant+1), maxInstant)
 			}
 		}
+		v[7] = (v[7] + 1) % int64(c.pr.leaves)
 		if caller {
 			c.base = v[5]*int64(time.Microsecond) + base%int64(time.Microsecond)
 			if c.base < 0 {
@@ -82,6 +86,8 @@ func FuzzReadReply(f *testing.F) {
 			return keyed.WaitFor(time.Duration(us*int64(time.Microsecond) - now))
 		}
 		require.Equal(t, want(v[4]), d.ResetAfter)
+		require.Equal(t, want(v[6]), d.RefillAfter)
+		require.Equal(t, int(v[7]), d.Binding)
 		if v[0] == 1 {
 			require.Equal(t, keyed.WaitFor(0), d.RetryAfter)
 		} else {
@@ -113,7 +119,7 @@ func buildReply(data []byte, n int) []any {
 		case 2:
 			reply = append(reply, error(replyError("ERR other")))
 		case 3: // the decisions of all checks
-			reply = append(reply, strings.Repeat(scriptReply([6]int64{1, 2, 3, -1, -1, 1000}), n))
+			reply = append(reply, strings.Repeat(scriptReply([8]int64{1, 2, 3, -1, -1, 1000, 1000, 0}), n))
 		case 4: // a string of some length
 			l := 0
 			if len(data) > 0 {
@@ -128,7 +134,7 @@ func buildReply(data []byte, n int) []any {
 }
 
 // FuzzBatchRead feeds arbitrary reply tables to batch.read, the decoder of a batch script's
-// reply: the index (from 1) and error of each failed check, then the 48-byte decisions of all. A
+// reply: the index (from 1) and error of each failed check, then the 64-byte decisions of all. A
 // reply of another shape fails every check; one of this shape gives each failed check its error
 // (ErrCorrupt for a corrupt state) and every other check its decision. It never panics.
 func FuzzBatchRead(f *testing.F) {
@@ -147,7 +153,7 @@ func FuzzBatchRead(f *testing.F) {
 		idx := make([]int, n)
 		for i := range idx {
 			idx[i] = i
-			b.calls[i] = call{op: opAcquire, key: "k"}
+			b.calls[i] = call{op: opAcquire, key: "k", pr: &program{leaves: 1}}
 		}
 		b.read(cmd, idx)
 
@@ -156,7 +162,7 @@ func FuzzBatchRead(f *testing.F) {
 		ok := false
 		if len(reply) > 0 {
 			all, ok = reply[len(reply)-1].(string)
-			ok = ok && len(all) == 48*n
+			ok = ok && len(all) == replySize*n
 		}
 		wellFormed = wellFormed && ok
 		failed := map[int]error{}
@@ -179,7 +185,7 @@ func FuzzBatchRead(f *testing.F) {
 				require.Equal(t, keyed.Decision{}, b.out[i])
 				require.Equal(t, strings.Contains(e.Error(), "NUMERUS_CORRUPT"), errors.Is(b.errs[i], ErrCorrupt))
 			default:
-				want, err := b.calls[i].read(all[48*i : 48*i+48]) // an error for numbers the script never writes
+				want, err := b.calls[i].read(all[replySize*i : replySize*(i+1)]) // an error for numbers the script never writes
 				require.Equal(t, err != nil, b.errs[i] != nil, "check %d of reply %v: %v", i, reply, b.errs[i])
 				require.Equal(t, want, b.out[i], "check %d of reply %v", i, reply)
 			}
@@ -187,44 +193,57 @@ func FuzzBatchRead(f *testing.F) {
 	})
 }
 
-// TestReadRejectsOddNumbers: a reply whose numbers are not whole numbers within what the script
-// writes (a NaN, an infinity, a fraction, a number past 2^53) is an error, not a decision with a
-// limit of MinInt64.
-func TestReadRejectsOddNumbers(t *testing.T) {
-	good := [6]float64{1, 4, 5, 1e6, 2e6, 1e6}
-	pack := func(v [6]float64) string {
-		var b []byte
-		for _, x := range v {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
-		}
-		return string(b)
+func packReply(v [8]float64) string {
+	var b []byte
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
-	_, err := call{op: opAcquire, key: "k"}.read(pack(good))
+	return string(b)
+}
+
+// TestReadRejectsOddNumbers: a reply whose numbers are not whole numbers within what the script
+// writes (a NaN, an infinity, a fraction, a number past 2^53, a binding leaf the policy does not
+// have) is an error, not a decision with a limit of MinInt64.
+func TestReadRejectsOddNumbers(t *testing.T) {
+	good := [8]float64{1, 4, 5, 1e6, 2e6, 1e6, 1.5e6, 1}
+	c := call{op: opAcquire, key: "k", pr: &program{leaves: 2}}
+	_, err := c.read(packReply(good))
 	require.NoError(t, err)
 	for _, odd := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0.5, -2, 1<<53 + 2} {
 		for i := range good {
 			v := good
 			v[i] = odd
-			_, err := call{op: opAcquire, key: "k"}.read(pack(v))
+			_, err := c.read(packReply(v))
 			require.Error(t, err, "%v at %d", odd, i)
 		}
+	}
+	for _, binding := range []float64{-1, 2, 1 << 53} {
+		v := good
+		v[7] = binding
+		_, err := c.read(packReply(v))
+		require.Error(t, err, "binding %v of 2 leaves", binding)
 	}
 }
 
 // TestReadTakesTheBoundsOfItsNumbers: -1 (never) and 2^53 (the last whole number a Lua number
-// holds exactly) are numbers a reply may carry, at every place.
+// holds exactly) are numbers a reply may carry, at every place but the binding leaf's, which
+// takes the first and the last leaf of the policy.
 func TestReadTakesTheBoundsOfItsNumbers(t *testing.T) {
-	good := [6]float64{1, 4, 5, 1e6, 2e6, 1e6}
+	good := [8]float64{1, 4, 5, 1e6, 2e6, 1e6, 1.5e6, 0}
+	c := call{op: opAcquire, key: "k", pr: &program{leaves: 3}}
 	for _, edge := range []float64{-1, 1 << 53} {
-		for i := range good {
+		for i := range good[:7] {
 			v := good
 			v[i] = edge
-			var b []byte
-			for _, x := range v {
-				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
-			}
-			_, err := call{op: opAcquire, key: "k"}.read(string(b))
+			_, err := c.read(packReply(v))
 			require.NoError(t, err, "%v at %d", edge, i)
 		}
+	}
+	for _, binding := range []float64{0, 2} {
+		v := good
+		v[7] = binding
+		d, err := c.read(packReply(v))
+		require.NoError(t, err, "binding %v", binding)
+		require.Equal(t, int(binding), d.Binding)
 	}
 }

@@ -1,8 +1,8 @@
--- The main part of the numerus redisstore script: see fast.lua. The general engine runs the checks
--- the fast path left, from the i-th on: all of them, for a policy that is not plain.
+-- The main part of the numerus redisstore script: see plain.lua. The engine decides the checks the
+-- plain path left, from the i-th on: all of them, for a policy that is not plain.
 
 if K[i] then
-  local check, parse = engine()
+  local check, parse = engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
   local root, leaves = parse(pol)
   if not root then return redis.error_reply('NUMERUS_ARGS bad policy for ' .. tostring(K[i])) end
   if not batch then return check(K[1], op, cost, now, ttl, pol, root, leaves) end

@@ -135,7 +135,7 @@ func TestBatchCorrupt(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	s := redisstore.MustNew(c)
-	for _, text := range []string{"gcra 1/h burst 3", "sliding 3/h"} { // the fast path, the general engine
+	for _, text := range []string{"gcra 1/h burst 3", "sliding 3/h"} { // the plain path, the engine
 		l := limiter(t, s, text, nil)
 		require.NoError(t, c.Set(context.Background(), redisstore.RedisKey(l.Key("bad")), "x", 0).Err())
 		ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, "a", "bad", "b"))
@@ -179,7 +179,7 @@ func batchOneByOne(t *testing.T, client redis.UniversalClient) {
 			require.NoError(rt, err)
 			for i, r := range reqs {
 				want, _ := ref.Acquire(ctx, r)
-				want.RetryAfter, want.ResetAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter)
+				want.RetryAfter, want.ResetAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter), ceilMicro(want.RefillAfter)
 				require.Equal(rt, want, ds[i], "check %d under %s", i, r.Policy)
 			}
 		}
@@ -219,7 +219,7 @@ func TestQueue(t *testing.T) {
 	da, err := a.Decision(ctx)
 	require.NoError(t, err)
 	require.Equal(t, keyed.Decision{Allowed: true, Remaining: 1, Limit: 3,
-		RetryAfter: keyed.WaitFor(0), ResetAfter: keyed.WaitFor(200 * time.Millisecond)}, da)
+		RetryAfter: keyed.WaitFor(0), ResetAfter: keyed.WaitFor(200 * time.Millisecond), RefillAfter: keyed.WaitFor(100 * time.Millisecond)}, da)
 	require.Equal(t, int64(1), incr.Val())
 	db, err := b.Decision(ctx)
 	require.NoError(t, err)

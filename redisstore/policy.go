@@ -24,12 +24,13 @@ const (
 
 // program is a typed.Policy in the script's terms, for one store: its text (its tokens joined by
 // spaces, in prefix order: '&' or '|' and a child count, or a kind letter and its numbers), its
-// constants packed (see fast.lua: the store's least TTL, and a plain policy's kind and numbers),
-// both boxed once, and its capacity. Equal policies (deciding alike, however written) have equal
-// texts.
+// constants packed (see plain.lua: the store's least TTL, and a plain policy's kind and numbers),
+// both boxed once, its capacity and its number of leaves. Equal policies (deciding alike, however
+// written) have equal texts.
 type program struct {
 	text, consts any // strings
 	limit        int64
+	leaves       int
 }
 
 // CheckPolicy reports whether the script can run p exactly, in integer microseconds with every
@@ -72,12 +73,12 @@ func compile(p typed.Policy, minTTL string) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	pr := &program{text: strings.Join(toks, " "), consts: pack(ttl, toks), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit}
+	pr := &program{text: strings.Join(toks, " "), consts: pack(ttl, toks), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, leaves: leaves(toks)}
 	return pr, nil
 }
 
 // pack returns the constants of the policy of tokens toks for a store whose least TTL is ttl ms,
-// as the script reads them (see fast.lua): little-endian doubles, the TTL, then, for a plain
+// as the script reads them (see plain.lua): little-endian doubles, the TTL, then, for a plain
 // policy (one leaf that is not a log), its kind letter and five numbers, or '-' and zeros.
 func pack(ttl int64, toks []string) string {
 	var n [5]int64
@@ -98,6 +99,17 @@ func pack(ttl int64, toks []string) string {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(x)))
 	}
 	return string(b)
+}
+
+// leaves counts the leaves of the policy of tokens toks: its tokens of a kind letter.
+func leaves(toks []string) int {
+	n := 0
+	for _, t := range toks {
+		if len(t) == 1 && t[0] >= 'a' && t[0] <= 'z' {
+			n++
+		}
+	}
+	return n
 }
 
 // encode appends the tokens of sp, whose path in the tree is path, at depth depth.

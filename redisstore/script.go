@@ -16,16 +16,17 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The script, in three files: the fast path, the general engine and the main part (see fast.lua).
+// The script, in three files: the plain path with the leaves' algorithms, the engine of trees,
+// logs and policy changes, and the main part (see plain.lua).
 var (
-	//go:embed fast.lua
-	fastLua string
+	//go:embed plain.lua
+	plainLua string
 	//go:embed engine.lua
 	engineLua string
 	//go:embed main.lua
 	mainLua string
 
-	engineSource = fastLua + "\n" + engineLua + "\n" + mainLua
+	engineSource = plainLua + "\n" + engineLua + "\n" + mainLua
 )
 
 // ErrCorrupt is matched (with errors.Is) by the error of a check that found a subject's key in a
@@ -40,7 +41,7 @@ const (
 )
 
 // call is one check: its key, its numbers as the script reads them (cost and the caller's time in
-// µs, or -1 for the server's, packed: see fast.lua), its policy, and the caller's instant in ns
+// µs, or -1 for the server's, packed: see plain.lua), its policy, and the caller's instant in ns
 // (base) when the request carries one (caller true), from which the waits are measured.
 type call struct {
 	op, key string
@@ -146,8 +147,7 @@ func (s *Store) call(op string, r keyed.Request) (call, error) {
 	return c, nil
 }
 
-// decision reads the script's reply: six little-endian doubles, allowed (0 or 1), remaining,
-// limit, and the retry, full and current instants in µs (-1 for never).
+// decision reads the script's reply (see read).
 func (c call) decision(cmd *redis.Cmd) (keyed.Decision, error) {
 	v, err := cmd.Text()
 	if err != nil {
@@ -156,17 +156,26 @@ func (c call) decision(cmd *redis.Cmd) (keyed.Decision, error) {
 	return c.read(v)
 }
 
+// replySize is the length of the script's reply to one check: eight doubles.
+const replySize = 64
+
+// read reads the script's reply to one check: eight little-endian doubles, allowed (0 or 1),
+// remaining, limit, the retry, full, current and next instants in µs (-1 for never), and the
+// index of the binding leaf, which must be one of the policy's.
 func (c call) read(reply string) (keyed.Decision, error) {
-	if len(reply) != 48 {
+	if len(reply) != replySize {
 		return keyed.Decision{}, fmt.Errorf("redisstore: %s %q: unexpected reply %q", c.name(), c.key, reply)
 	}
-	var v [6]int64
+	var v [8]int64
 	for i := range v {
 		f := math.Float64frombits(binary.LittleEndian.Uint64([]byte(reply[8*i : 8*i+8])))
 		if f != math.Trunc(f) || f < -1 || f > 1<<53 { // NaN, ±Inf, a fraction: not the script's
 			return keyed.Decision{}, fmt.Errorf("redisstore: %s %q: unexpected number %v in reply %q", c.name(), c.key, f, reply)
 		}
 		v[i] = int64(f)
+	}
+	if v[7] < 0 || v[7] >= int64(c.pr.leaves) {
+		return keyed.Decision{}, fmt.Errorf("redisstore: %s %q: unexpected binding limit %d in reply %q", c.name(), c.key, v[7], reply)
 	}
 	base := c.base
 	if !c.caller {
@@ -178,7 +187,8 @@ func (c call) read(reply string) (keyed.Decision, error) {
 		}
 		return keyed.WaitFor(time.Duration(us*int64(time.Microsecond) - base))
 	}
-	d := keyed.Decision{Allowed: v[0] == 1, Remaining: max(v[1], 0), Limit: v[2], RetryAfter: wait(v[3]), ResetAfter: wait(v[4])}
+	d := keyed.Decision{Allowed: v[0] == 1, Remaining: max(v[1], 0), Limit: v[2], RetryAfter: wait(v[3]), ResetAfter: wait(v[4]),
+		RefillAfter: wait(v[6]), Binding: int(v[7])}
 	if d.Allowed {
 		d.RetryAfter = keyed.WaitFor(0)
 	}

@@ -97,7 +97,7 @@ func acquireTTL(t *testing.T, l keyed.Limiter[string], c *redis.Client, subject 
 const keep = time.Millisecond
 
 // TestTTL checks the TTL the script sets on every write: the time until the subject is full
-// again, rounded up to the millisecond, and one millisecond more (the SLACK of fast.lua, for the
+// again, rounded up to the millisecond, and one millisecond more (the SLACK of plain.lua, for the
 // servers that count a script's TTL from its start), at least the store's least TTL; the key never
 // lacks one. Refusals and
 // peeks leave it alone, an expired key is a fresh one, and a spent finite bucket keeps its key for
@@ -220,7 +220,7 @@ func TestServerTime(t *testing.T) {
 // slack bounds the real time that passes between the script's TIME and the test's reading.
 const slack = time.Second
 
-// TestTTLGeneralEngine: the general engine (trees, logs) sets the TTL as the fast path does: the
+// TestTTLGeneralEngine: the engine (trees, logs) sets the TTL as the plain path does: the
 // time until full rounded UP to the millisecond, plus the slack. TestTTL's trees and log are full
 // again after whole seconds, where rounding down is no different; here they are not.
 func TestTTLGeneralEngine(t *testing.T) {

@@ -21,7 +21,7 @@ func UnixNanos(t time.Time) int64 { return kernel.FromTime(t) }
 // Outcome is what [Policy.DebitIn] and [Policy.PeekIn] report about a subject at an instant,
 // beside whether the debit was admitted: the Status of the subject after the debit (its untouched
 // state when refused) and when the same debit would be admitted, with instants in nanoseconds
-// since the Unix epoch (Never when the event never comes). It is four words, which Go keeps in
+// since the Unix epoch (Never when the event never comes). It is six words, which Go keeps in
 // registers.
 //
 // The zero Outcome holds a limit of zero, with Retry and Full at the epoch; the zero Policy
@@ -36,9 +36,19 @@ type Outcome struct {
 	Retry int64
 	// Full is the instant the subject is full again if it takes nothing more, or Never.
 	Full int64
+	// Next is the instant from which the subject holds one token more than Remaining, if it
+	// takes nothing more (a debit of Remaining+1 would be admitted then): the debit's own instant
+	// when it is full, Never when it never refills.
+	Next int64
+	// Binds is the index, among the policy's leaves in the order the notation writes them, of
+	// the limit that binds: on a refusal the one whose wait Retry is (in an And the latest, in an
+	// Or the earliest); on an admission the one whose tokens Remaining counts (in an And the one
+	// with the fewest left, of those the one whose next token comes last; in an Or the one with
+	// the most, of those the one whose next token comes first). It is 0 for a policy of one leaf.
+	Binds int
 }
 
-var zeroOutcome = Outcome{Retry: Never, Full: Never}
+var zeroOutcome = Outcome{Retry: Never, Full: Never, Next: Never}
 
 // DebitIn takes cost tokens at at (nanoseconds since the Unix epoch) from the subject whose state
 // *s holds, all or nothing, in place: admitted, *s becomes the next state; refused, *s is left as
@@ -61,15 +71,14 @@ func (p Policy) DebitIn(s *State, at, cost int64) (Outcome, bool) {
 		if ok {
 			putGCRA(s.w[:3], k)
 		}
-		return outcomeOf(st, at, from, ok), ok
+		return outcomeOf(st, at, from, ok, k.Next(at)), ok
 	case c.single != nil: // the common case: any State fits a policy without an extra block
-		from, ok, st := c.single.debitFirst(&s.w, at, cost, true)
-		return outcomeOf(st, at, from, ok), ok
+		return c.single.debitFirst(&s.w, at, cost, true)
 	case !c.fits(s):
 		return c.debitForeign(s, at, cost)
 	}
 	from, ok := c.debitIn(s, at, cost)
-	return c.outcome(s, at, from, ok), ok
+	return c.outcome(s, at, cost, from, ok), ok
 }
 
 // debitForeign is DebitIn on a State that does not fit c: on a fitted copy, kept if admitted.
@@ -80,7 +89,7 @@ func (c *compiled) debitForeign(s *State, at, cost int64) (Outcome, bool) {
 	if ok {
 		*s = fitted
 	}
-	return c.outcome(&fitted, at, from, ok), ok
+	return c.outcome(&fitted, at, cost, from, ok), ok
 }
 
 // PeekIn reports what DebitIn(s, at, 1) would report, changing nothing: whether one token could
@@ -92,15 +101,14 @@ func (p Policy) PeekIn(s *State, at int64) (Outcome, bool) {
 	case c == nil:
 		return zeroOutcome, false
 	case c.single != nil:
-		from, ok, st := c.single.debitFirst(&s.w, at, 1, false)
-		return outcomeOf(st, at, from, ok), ok
+		return c.single.debitFirst(&s.w, at, 1, false)
 	case !c.fits(s):
 		fitted := *s
 		c.fit(&fitted)
 		return p.PeekIn(&fitted, at)
 	}
 	from, ok := c.debit(0, s, nil, c.effective(s, at), 1)
-	return c.outcome(s, at, from, ok), ok
+	return c.outcome(s, at, 1, from, ok), ok
 }
 
 // debitIn runs the debit on *s, which fits c: admitted, *s holds the next state; refused, it is
@@ -127,15 +135,19 @@ func (c *compiled) debitIn(s *State, at, cost int64) (int64, bool) {
 	return c.debit(0, &src, s, at, cost)
 }
 
-// outcome completes the answer of a debit at at with the status of s.
-func (c *compiled) outcome(s *State, at, from int64, ok bool) Outcome {
-	var st kernel.Status
+// outcome completes the answer of a debit at at with the status of s and its binding limit.
+func (c *compiled) outcome(s *State, at, cost, from int64, ok bool) Outcome {
 	if lf := c.single; lf != nil {
-		st = lf.status(s, at)
-	} else {
-		st = c.status(0, s, c.effective(s, at))
+		return outcomeOf(lf.status(s, at), at, from, ok, lf.next(s, at))
 	}
-	return outcomeOf(st, at, from, ok)
+	eff := c.effective(s, at)
+	b := c.binding(0, s, eff)
+	o := outcomeOf(b.st, at, from, ok, c.next(s, at, eff, b.st))
+	o.Binds = b.leaf
+	if !ok {
+		o.Binds = c.answering(0, s, eff, cost, from)
+	}
+	return o
 }
 
 // fits reports whether s can be read under c as it is (see fit): its extra block has the size c

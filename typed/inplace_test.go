@@ -31,13 +31,13 @@ func TestDebitInLikeRoot(t *testing.T) {
 			at = at.Add(st.delta)
 			ns := UnixNanos(at)
 			_, peekFrom, peekOK := root.DebitN(at, 1)
-			wantPeek := rootOutcome(peekOK, peekFrom, root.Status(at), ns)
+			wantPeek := withoutBinding(sp, rootOutcome(peekOK, peekFrom, root, at))
 			before, words := s, p.Words(s)
-			require.Equal(t, wantPeek, outcome(p.PeekIn(&s, ns)), "step %d: peek at %v", i, at)
+			require.Equal(t, wantPeek, withoutBinding(sp, outcome(p.PeekIn(&s, ns))), "step %d: peek at %v", i, at)
 			require.Equal(t, before, s, "step %d: PeekIn changed the state", i)
 			next, from, ok := root.DebitN(at, st.cost)
-			got := outcome(p.DebitIn(&s, ns, st.cost))
-			require.Equal(t, rootOutcome(ok, from, next.Status(at), ns), got, "step %d: debit %d at %v", i, st.cost, at)
+			got := withoutBinding(sp, outcome(p.DebitIn(&s, ns, st.cost)))
+			require.Equal(t, withoutBinding(sp, rootOutcome(ok, from, next, at)), got, "step %d: debit %d at %v", i, st.cost, at)
 			require.Equal(t, words, p.Words(before), "step %d: DebitIn changed an earlier copy", i)
 			if !ok {
 				require.Equal(t, before, s, "step %d: a refusal changed the state", i)
@@ -73,18 +73,37 @@ type admission struct {
 
 func outcome(o Outcome, ok bool) admission { return admission{o, ok} }
 
-func rootOutcome(ok bool, from numerus.NextDebitable, st numerus.Status, at int64) admission {
+// rootOutcome is the Outcome of a debit at at that root answered (ok, from), with the status
+// of after, the limiter that follows it. Next is the answer of a debit of one token more than
+// after's Remaining, or at when it is full.
+func rootOutcome(ok bool, from numerus.NextDebitable, after numerus.Limiter, at time.Time) admission {
+	st := after.Status(at)
+	ns := UnixNanos(at)
 	o := Outcome{Remaining: st.Remaining, Limit: st.Limit, Retry: nanosOf(from), Full: nanosOf(st.Full)}
 	if ok {
-		o.Retry = at
+		o.Retry = ns
+	}
+	if st.Remaining >= st.Limit {
+		o.Next = ns
+	} else if _, more, admitted := after.DebitN(at, st.Remaining+1); !admitted {
+		o.Next = nanosOf(more)
 	}
 	return admission{o, ok}
+}
+
+// withoutBinding clears what the root cannot tell of a tree: which limit binds.
+// TestOutcomeBinding checks it.
+func withoutBinding(sp Spec, a admission) admission {
+	if sp.Algo.kind().inner() {
+		a.Binds = 0
+	}
+	return a
 }
 
 // TestDebitInZeroPolicy: the zero Policy refuses with Never and a zero limit, as DebitN does.
 func TestDebitInZeroPolicy(t *testing.T) {
 	var s State
-	want := admission{Outcome{Retry: Never, Full: Never}, false}
+	want := admission{Outcome{Retry: Never, Full: Never, Next: Never}, false}
 	require.Equal(t, want, outcome(Policy{}.DebitIn(&s, UnixNanos(t0), 1)))
 	require.Equal(t, want, outcome(Policy{}.PeekIn(&s, UnixNanos(t0))))
 	require.Panics(t, func() { MustCompile("10/s").DebitIn(&s, 0, 0) }, "a cost below 1")
@@ -227,4 +246,36 @@ func admitEach(t *testing.T, p Policy, s State, ats ...time.Time) State {
 		s = next
 	}
 	return s
+}
+
+// TestOutcomeBinding: the limit a tree's Outcome names as binding (in an And the limit with the
+// fewest tokens left, in an Or the one with the most; leaves numbered in the order the notation
+// writes them), and the instant the tree holds one token more.
+func TestOutcomeBinding(t *testing.T) {
+	at := UnixNanos(t0) // on the minute
+	for _, c := range []struct {
+		text  string
+		cost  int64
+		binds int
+		next  int64 // after at
+	}{
+		{"gcra 10/s burst 5 & window 100/m", 5, 0, int64(100 * time.Millisecond)},
+		{"window 100/m & gcra 10/s burst 5", 5, 1, int64(100 * time.Millisecond)},
+		{"window 3/m & gcra 10/s burst 5", 3, 0, int64(time.Minute)},
+		{"sliding 2/s & sliding 5/m", 2, 0, int64(time.Second)},
+		{"finite 3 | sliding 5/s", 4, 0, int64(time.Second)}, // the finite bucket, untouched, holds 3, the log 1
+		{"sliding 5/s | finite 3", 4, 1, int64(time.Second)},
+		{"finite 3 | sliding 5/s", 1, 1, int64(time.Second)}, // both took it: the log holds 4, the bucket 2
+		{"(gcra 1/s burst 2 | finite 1) & sliding 10/m", 1, 0, int64(time.Second)},
+		{"(gcra 1/s burst 2 | finite 1) & sliding 1/m", 1, 2, int64(time.Minute)},
+	} {
+		p := MustCompile(c.text)
+		s := p.Fresh()
+		o, ok := p.DebitIn(&s, at, c.cost)
+		require.True(t, ok, c.text)
+		require.Equal(t, c.binds, o.Binds, "%s: the binding limit", c.text)
+		require.Equal(t, at+c.next, o.Next, "%s: its next token", c.text)
+		peek, _ := p.PeekIn(&s, at)
+		require.Equal(t, [2]int64{int64(o.Binds), o.Next}, [2]int64{int64(peek.Binds), peek.Next}, "%s: PeekIn reports the same", c.text)
+	}
 }

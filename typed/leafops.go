@@ -74,6 +74,25 @@ func (lf *leaf) status(s *State, at int64) kernel.Status {
 	return s.ext.logs[lf.off].Status(at)
 }
 
+// next returns the instant from which the leaf's kernel in s holds one token more than at at.
+func (lf *leaf) next(s *State, at int64) int64 {
+	switch lf.k {
+	case kindGCRA:
+		return loadGCRA(lf.gcra, s.words(lf.off, 3)).Next(at)
+	case kindToken:
+		return loadTokens(lf.bucket, s.words(lf.off, 2)).Next(at)
+	case kindLeaky:
+		return loadLeaky(lf.bucket, s.words(lf.off, 2)).Next(at)
+	case kindFinite:
+		return loadFinite(lf.size, s.words(lf.off, 1)).Next(at)
+	case kindWindow:
+		return loadWindow(lf.window, s.words(lf.off, 3)).Next(at)
+	case kindCount:
+		return loadCounter(lf.window, s.words(lf.off, 4)).Next(at)
+	}
+	return s.ext.logs[lf.off].Next(at)
+}
+
 // last returns the latest instant the leaf admitted at (MinInstant for a finite bucket).
 func (lf *leaf) last(s *State) int64 {
 	switch lf.k {

@@ -243,25 +243,81 @@ func (p Policy) Status(s State, at time.Time) numerus.Status {
 	return toStatus(c.status(0, &s, c.effective(&s, kernel.FromTime(at))), at)
 }
 
-func (c *compiled) status(i int, s *State, at int64) kernel.Status {
+func (c *compiled) status(i int, s *State, at int64) kernel.Status { return c.binding(i, s, at).st }
+
+// binding is a node's status, with the leaf whose tokens its Remaining counts and the instant
+// from which that leaf holds one token more.
+type binding struct {
+	st   kernel.Status
+	leaf int
+	next int64
+}
+
+// binding returns node i's status at at: an And has the least limit and remaining of its
+// children, an Or the most, and either is full when every child is; the binding leaf is, in an
+// And, the child's with the fewest tokens left (ties: the one whose next token comes last, which
+// holds the And back), in an Or the child's with the most (ties: the next token first).
+func (c *compiled) binding(i int, s *State, at int64) binding {
 	n := &c.nodes[i]
 	if !n.k.inner() {
-		return c.leaves[n.leaf].status(s, at)
+		lf := &c.leaves[n.leaf]
+		return binding{st: lf.status(s, at), leaf: n.leaf, next: lf.next(s, at)}
 	}
-	st := kernel.Status{Full: at}
-	if n.k == kindAnd {
-		st.Limit, st.Remaining = kernel.Unlimited, kernel.Unlimited
+	b := c.binding(n.kids[0], s, at)
+	for _, k := range n.kids[1:] {
+		b = b.with(c.binding(k, s, at), n.k == kindAnd)
+	}
+	b.st.Full = max(b.st.Full, at)
+	return b
+}
+
+// with combines b and o, children of an And (and) or an Or.
+func (b binding) with(o binding, and bool) binding {
+	st := kernel.Status{Full: max(b.st.Full, o.st.Full)}
+	var binds bool // whether o binds
+	if and {
+		st.Limit, st.Remaining = min(b.st.Limit, o.st.Limit), min(b.st.Remaining, o.st.Remaining)
+		binds = o.st.Remaining < b.st.Remaining || o.st.Remaining == b.st.Remaining && o.next > b.next
+	} else {
+		st.Limit, st.Remaining = max(b.st.Limit, o.st.Limit), max(b.st.Remaining, o.st.Remaining)
+		binds = o.st.Remaining > b.st.Remaining || o.st.Remaining == b.st.Remaining && o.next < b.next
+	}
+	if binds {
+		b.leaf, b.next = o.leaf, o.next
+	}
+	b.st = st
+	return b
+}
+
+// answering returns the leaf below node i whose answer, from, node i gave to a debit of cost it
+// refused at at: in an And the first child that refuses with that answer (the latest), in an Or
+// the first that gives it (the earliest). A refusal holds with its answer at every instant before
+// it while the state stands, and so does the leaf that gives it.
+func (c *compiled) answering(i int, s *State, at, cost, from int64) int {
+	n := &c.nodes[i]
+	if !n.k.inner() {
+		return n.leaf
 	}
 	for _, k := range n.kids {
-		cs := c.status(k, s, at)
-		if n.k == kindAnd {
-			st.Limit, st.Remaining = min(st.Limit, cs.Limit), min(st.Remaining, cs.Remaining)
-		} else {
-			st.Limit, st.Remaining = max(st.Limit, cs.Limit), max(st.Remaining, cs.Remaining)
+		if f, ok := c.debit(k, s, nil, at, cost); !ok && f == from {
+			return c.answering(k, s, at, cost, from)
 		}
-		st.Full = max(st.Full, cs.Full)
 	}
-	return st
+	return c.nodes[n.kids[0]].lo // a child that admits at the Or's answer: its own answer is later
+}
+
+// next returns the instant from which the subject in s holds one token more than st, its status
+// at eff (at, or the tree's latest instant), says: at when it is full, else the answer of a
+// debit of that many tokens, which the tree refuses at eff, exactly (Never when it never
+// refills).
+func (c *compiled) next(s *State, at, eff int64, st kernel.Status) int64 {
+	if st.Remaining >= st.Limit {
+		return at
+	}
+	if from, ok := c.debit(0, s, nil, eff, max(st.Remaining, 0)+1); !ok {
+		return from
+	}
+	return at
 }
 
 // Limiter returns the numerus.Limiter that starts from the subject's state s under p: the dynamic

@@ -8,15 +8,15 @@ import "github.com/numerus-closus/numerus/internal/kernel"
 
 // debitFirst takes cost at at from the leaf's kernel on the first words of w; admitted, it
 // stores the next kernel there when keep is set, but for a GCRA, which only PeekIn sends here
-// (DebitIn debits one itself). It returns the debit's answer, whether it admitted, and the status
-// of the kernel after the debit (before it, when refused or not kept). The leaf is the only one
-// of its policy, kept inline: its words are the first.
-func (lf *leaf) debitFirst(w *[inlineWords]int64, at, cost int64, keep bool) (int64, bool, kernel.Status) {
+// (DebitIn debits one itself). It returns the Outcome, of the kernel after the debit (before it,
+// when refused or not kept), and whether it admitted. The leaf is the only one of its policy,
+// kept inline: its words are the first.
+func (lf *leaf) debitFirst(w *[inlineWords]int64, at, cost int64, keep bool) (Outcome, bool) {
 	switch lf.k {
 	case kindGCRA: // only PeekIn's: DebitIn debits a GCRA itself, with DebitStatus
 		k := loadGCRA(lf.gcra, w[:3])
 		_, from, ok := k.Debit(at, cost)
-		return from, ok, k.Status(at)
+		return outcomeOf(k.Status(at), at, from, ok, k.Next(at)), ok
 	case kindToken:
 		k := loadTokens(lf.bucket, w[:2])
 		next, from, ok := k.Debit(at, cost)
@@ -24,7 +24,7 @@ func (lf *leaf) debitFirst(w *[inlineWords]int64, at, cost int64, keep bool) (in
 			k = next
 			putTokens(w[:2], k)
 		}
-		return from, ok, k.Status(at)
+		return outcomeOf(k.Status(at), at, from, ok, k.Next(at)), ok
 	case kindLeaky:
 		k := loadLeaky(lf.bucket, w[:2])
 		next, from, ok := k.Debit(at, cost)
@@ -32,12 +32,12 @@ func (lf *leaf) debitFirst(w *[inlineWords]int64, at, cost int64, keep bool) (in
 			k = next
 			putLeaky(w[:2], k)
 		}
-		return from, ok, k.Status(at)
+		return outcomeOf(k.Status(at), at, from, ok, k.Next(at)), ok
 	}
 	return lf.debitFirstWindow(w, at, cost, keep)
 }
 
-func (lf *leaf) debitFirstWindow(w *[inlineWords]int64, at, cost int64, keep bool) (int64, bool, kernel.Status) {
+func (lf *leaf) debitFirstWindow(w *[inlineWords]int64, at, cost int64, keep bool) (Outcome, bool) {
 	switch lf.k {
 	case kindFinite:
 		k := loadFinite(lf.size, w[:1])
@@ -46,7 +46,7 @@ func (lf *leaf) debitFirstWindow(w *[inlineWords]int64, at, cost int64, keep boo
 			k = next
 			putFinite(w[:1], k)
 		}
-		return from, ok, k.Status(at)
+		return outcomeOf(k.Status(at), at, from, ok, k.Next(at)), ok
 	case kindWindow:
 		k := loadWindow(lf.window, w[:3])
 		next, from, ok := k.Debit(at, cost)
@@ -54,7 +54,7 @@ func (lf *leaf) debitFirstWindow(w *[inlineWords]int64, at, cost int64, keep boo
 			k = next
 			putWindow(w[:3], k)
 		}
-		return from, ok, k.Status(at)
+		return outcomeOf(k.Status(at), at, from, ok, k.Next(at)), ok
 	}
 	k := loadCounter(lf.window, w[:4])
 	next, from, ok := k.Debit(at, cost)
@@ -62,13 +62,14 @@ func (lf *leaf) debitFirstWindow(w *[inlineWords]int64, at, cost int64, keep boo
 		k = next
 		putCounter(w[:4], k)
 	}
-	return from, ok, k.Status(at)
+	return outcomeOf(k.Status(at), at, from, ok, k.Next(at)), ok
 }
 
-// outcomeOf is the Outcome of a debit at at that answered from and ok, with the status st.
-func outcomeOf(st kernel.Status, at, from int64, ok bool) Outcome {
+// outcomeOf is the Outcome of a debit at at that answered from and ok, with the status st and
+// the instant next of one more token, of the first leaf.
+func outcomeOf(st kernel.Status, at, from int64, ok bool, next int64) Outcome {
 	if ok {
 		from = at
 	}
-	return Outcome{Remaining: max(st.Remaining, 0), Limit: st.Limit, Retry: from, Full: st.Full}
+	return Outcome{Remaining: max(st.Remaining, 0), Limit: st.Limit, Retry: from, Full: st.Full, Next: next}
 }

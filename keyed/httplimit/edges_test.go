@@ -18,7 +18,7 @@ import (
 func TestQuotaOfAtTheEdge(t *testing.T) {
 	sp := typed.Spec{Algo: typed.AlgoGCRA, Count: 1 << 60, Period: 1 << 62, Burst: 1 << 62}
 	assert.NotPanics(t, func() {
-		assert.Equal(t, time.Duration(1<<62), httplimit.QuotaOf("a", sp).Window)
+		assert.Equal(t, time.Duration(1<<62), httplimit.QuotaOf("a", sp)[0].Window)
 	})
 }
 

@@ -30,20 +30,22 @@ func ExampleMiddleware() {
 	}
 	// Output:
 	// 200 "default";q=2;w=20 | "default";r=1;t=10 | retry=""
-	// 200 "default";q=2;w=20 | "default";r=0;t=20 | retry=""
+	// 200 "default";q=2;w=20 | "default";r=0;t=10 | retry=""
 	// 429 "default";q=2;w=20 | "default";r=0;t=10 | retry="10"
 }
 
 func ExampleSetHeaders() {
 	h := http.Header{}
-	q := httplimit.Quota{Name: "default", Limit: 100, Window: time.Minute}
-	d := keyed.Decision{Allowed: true, Remaining: 50, Limit: 100, ResetAfter: keyed.WaitFor(30 * time.Second), RetryAfter: keyed.WaitFor(0)}
-	httplimit.SetHeaders(h, q, d)
+	// 5 a second and 100 a minute: the minute's limit binds, and its next token comes in 30s.
+	qs := []httplimit.Quota{{Name: "burst", Limit: 5, Window: time.Second}, {Name: "minute", Limit: 100, Window: time.Minute}}
+	d := keyed.Decision{Allowed: true, Remaining: 2, Limit: 5, ResetAfter: keyed.WaitFor(45 * time.Second),
+		RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(30 * time.Second), Binding: 1}
+	httplimit.SetHeaders(h, qs, d)
 	fmt.Println(h.Get("RateLimit-Policy"))
 	fmt.Println(h.Get("RateLimit"))
 	// Output:
-	// "default";q=100;w=60
-	// "default";r=50;t=30
+	// "burst";q=5;w=1, "minute";q=100;w=60
+	// "minute";r=2;t=30
 }
 
 func ExampleClientIP() {

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/numerus-closus/numerus/keyed"
@@ -24,35 +25,43 @@ type Quota struct {
 	Window time.Duration
 }
 
-// QuotaOf returns the quota that a policy advertises, under name:
+// QuotaOf returns what RateLimit-Policy advertises for a policy: one Quota for each of its
+// limits, in the order its notation writes them, named name for a policy of one limit and
+// name-1, name-2, … for several. A limit's quota is
 //
 //   - gcra, token, leaky: the burst, over the time the rate takes to grant it again (100/s burst
 //     200: q=200, w=2; gcra 10/s, of the default burst 1: q=1 over 100ms, advertised as w=1);
 //   - window, count, sliding, buckets: the limit over the window;
-//   - finite: the size, with no window;
-//   - And: the child of the least quota; Or: the child of the most (ties: the longer window) —
-//     the child whose quota a keyed.Decision's Limit reports.
+//   - finite: the size, with no window.
 //
 // A window of a fraction of a second is rounded up to whole seconds and keeps its quota
 // (10/s burst 5: q=5 over half a second, advertised as q=5, w=1): a client that goes by it
 // sends less than it may, never more.
-func QuotaOf(name string, sp typed.Spec) Quota {
-	q := quotaOf(sp)
-	q.Name = name
-	return q
+func QuotaOf(name string, sp typed.Spec) []Quota {
+	var qs []Quota
+	leaves(sp, func(leaf typed.Spec) { qs = append(qs, quotaOf(leaf)) })
+	for i := range qs {
+		qs[i].Name = name
+		if len(qs) > 1 {
+			qs[i].Name = name + "-" + strconv.Itoa(i+1)
+		}
+	}
+	return qs
+}
+
+// leaves calls f on each leaf of sp, in the order its notation writes them.
+func leaves(sp typed.Spec, f func(typed.Spec)) {
+	if sp.Algo != typed.AlgoAnd && sp.Algo != typed.AlgoOr {
+		f(sp)
+		return
+	}
+	for _, c := range sp.Of {
+		leaves(c, f)
+	}
 }
 
 func quotaOf(sp typed.Spec) Quota {
 	switch sp.Algo {
-	case typed.AlgoAnd, typed.AlgoOr:
-		var best Quota
-		for i, c := range sp.Of {
-			q := quotaOf(c)
-			if i == 0 || better(sp.Algo == typed.AlgoAnd, q, best) {
-				best = q
-			}
-		}
-		return best
 	case typed.AlgoFinite:
 		return Quota{Limit: sp.Count}
 	case typed.AlgoGCRA, typed.AlgoToken, typed.AlgoLeaky:
@@ -83,56 +92,38 @@ func refill(burst, count int64, period time.Duration) time.Duration {
 	return time.Duration(q)
 }
 
-func better(and bool, q, best Quota) bool {
-	if q.Limit == best.Limit {
-		return longer(q.Window, best.Window)
-	}
-	return (q.Limit < best.Limit) == and
-}
-
-// longer orders windows with no window (a finite quota) as the longest.
-func longer(a, b time.Duration) bool { return b != 0 && (a == 0 || a > b) }
-
-// SetHeaders writes the fields of the ratelimit-headers draft for d under q, and Retry-After:
+// SetHeaders writes the fields of the ratelimit-headers draft for d under qs, the quotas of the
+// policy's limits (QuotaOf), and Retry-After:
 //
-//	RateLimit-Policy: "<name>";q=<limit>;w=<window seconds>
-//	RateLimit: "<name>";r=<remaining>;t=<seconds>
-//	Retry-After: <seconds>                   (on a refusal only)
+//	RateLimit-Policy: "<name>";q=<limit>;w=<window seconds>, …   (every limit)
+//	RateLimit: "<name>";r=<remaining>;t=<seconds>                (the limit that binds)
+//	Retry-After: <seconds>                                       (on a refusal only)
 //
-// On an admission t is the time until the subject is full again (d.ResetAfter); on a refusal it
-// is the time until the same request would be admitted (d.RetryAfter), which Retry-After repeats
-// (at least 1, lest a client read 0 as "at once" and retry in a loop), so that Retry-After never
-// points before the end of the effective window. Seconds are whole and rounded up. A refusal
+// RateLimit reports the limit d.Binding names: on an admission the one with the fewest tokens
+// left, r its tokens and t the time until one more is available (d.RefillAfter: "additional
+// quota", 0 when full); on a refusal the one whose wait the refusal gives, and t the time until
+// the same request would be admitted (d.RetryAfter), which Retry-After repeats (at least 1, lest
+// a client read 0 as "at once" and retry in a loop). Seconds are whole and rounded up. A refusal
 // that can never succeed (RetryAfter Never: a spent finite quota) has no t and no Retry-After
-// (SetHeaders removes one h held): a client must not retry it. q is d.Limit when q.Limit is
-// zero. An integer beyond the 15 digits a structured field holds is written as the largest
-// (999999999999999), lest a recipient reject the whole field.
-//
-// For an And of several limits, a Decision reports r as the least of the children's remaining
-// tokens and ResetAfter as the time until every child is full again: the fields then mix limits,
-// as in q=5;w=1 (gcra 10/s burst 5, the least quota) with r=4;t=781 (until the hourly window of
-// window 1000/h resets). A client that goes by r and t never sends more than the policy admits,
-// but may wait longer than it needs to. The quota advertised is one child's only: a client that
-// paces itself by q and w alone (5 a second) would send more than the hourly window admits, and
-// be refused. Advertise the quota that matters most to clients with WithQuota.
-func SetHeaders(h http.Header, q Quota, d keyed.Decision) {
-	name := q.Name
-	if name == "" {
-		name = "default"
+// (SetHeaders removes one h held): a client must not retry it. A quota's q is d.Limit when its
+// Limit is zero, and an empty qs advertises one quota of d.Limit named "default". An integer
+// beyond the 15 digits a structured field holds is written as the largest (999999999999999), lest
+// a recipient reject the whole field.
+func SetHeaders(h http.Header, qs []Quota, d keyed.Decision) {
+	if len(qs) == 0 {
+		qs = []Quota{{}}
 	}
-	name = sfString(name)
-	limit := q.Limit
-	if limit == 0 {
-		limit = d.Limit
+	items := make([]string, len(qs))
+	for i, q := range qs {
+		items[i] = policyItem(q, d.Limit)
 	}
-	policy := name + ";q=" + sfInteger(limit)
-	if q.Window > 0 {
-		w, _ := keyed.WaitFor(q.Window).Seconds()
-		policy += ";w=" + sfInteger(max(w, 1))
+	h.Set("RateLimit-Policy", strings.Join(items, ", "))
+	q := qs[0]
+	if d.Binding >= 0 && d.Binding < len(qs) {
+		q = qs[d.Binding]
 	}
-	h.Set("RateLimit-Policy", policy)
-	field := name + ";r=" + sfInteger(d.Remaining)
-	t := d.ResetAfter
+	field := nameOf(q) + ";r=" + sfInteger(d.Remaining)
+	t := d.RefillAfter
 	if !d.Allowed {
 		t = d.RetryAfter
 	}
@@ -144,6 +135,27 @@ func SetHeaders(h http.Header, q Quota, d keyed.Decision) {
 		}
 	}
 	h.Set("RateLimit", field)
+}
+
+// policyItem writes q as an item of RateLimit-Policy; limit stands for a zero q.Limit.
+func policyItem(q Quota, limit int64) string {
+	if q.Limit != 0 {
+		limit = q.Limit
+	}
+	item := nameOf(q) + ";q=" + sfInteger(limit)
+	if q.Window > 0 {
+		w, _ := keyed.WaitFor(q.Window).Seconds()
+		item += ";w=" + sfInteger(max(w, 1))
+	}
+	return item
+}
+
+// nameOf returns q's name as a structured-field String, "default" when it has none.
+func nameOf(q Quota) string {
+	if q.Name == "" {
+		return sfString("default")
+	}
+	return sfString(q.Name)
 }
 
 // maxInteger is the largest structured-field Integer, of 15 digits (RFC 8941, section 3.3.1): a

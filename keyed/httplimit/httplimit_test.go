@@ -22,19 +22,16 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func TestQuotaOf(t *testing.T) {
 	for text, want := range map[string]httplimit.Quota{
-		"10/s":                        {Limit: 10, Window: time.Second}, // the sliding log
-		"gcra 10/s":                   {Limit: 1, Window: 100 * time.Millisecond},
-		"gcra 100/s burst 200":        {Limit: 200, Window: 2 * time.Second},
-		"token 3/s burst 1":           {Limit: 1, Window: 333333334},
-		"leaky 1/h burst 5":           {Limit: 5, Window: 5 * time.Hour},
-		"window 1000/h":               {Limit: 1000, Window: time.Hour},
-		"sliding 50/m":                {Limit: 50, Window: time.Minute},
-		"buckets 60/m in 6":           {Limit: 60, Window: time.Minute},
-		"count 5/10s":                 {Limit: 5, Window: 10 * time.Second},
-		"finite 7":                    {Limit: 7},
-		"10/s burst 5 & window 100/h": {Limit: 5, Window: 500 * time.Millisecond},
-		"5/s | 100/min":               {Limit: 100, Window: time.Minute},
-		"window 5/m & finite 5":       {Limit: 5},
+		"10/s":                 {Limit: 10, Window: time.Second}, // the sliding log
+		"gcra 10/s":            {Limit: 1, Window: 100 * time.Millisecond},
+		"gcra 100/s burst 200": {Limit: 200, Window: 2 * time.Second},
+		"token 3/s burst 1":    {Limit: 1, Window: 333333334},
+		"leaky 1/h burst 5":    {Limit: 5, Window: 5 * time.Hour},
+		"window 1000/h":        {Limit: 1000, Window: time.Hour},
+		"sliding 50/m":         {Limit: 50, Window: time.Minute},
+		"buckets 60/m in 6":    {Limit: 60, Window: time.Minute},
+		"count 5/10s":          {Limit: 5, Window: 10 * time.Second},
+		"finite 7":             {Limit: 7},
 		// burst·period overflows int64: the window is taken in 128 bits
 		"gcra 2000000000/10s burst 3000000000":  {Limit: 3e9, Window: 15 * time.Second},
 		"gcra 4000000000/100s burst 6000000000": {Limit: 6e9, Window: 150 * time.Second},
@@ -43,20 +40,31 @@ func TestQuotaOf(t *testing.T) {
 		sp, err := typed.Parse(text)
 		require.NoError(t, err)
 		want.Name = "api"
+		assert.Equal(t, []httplimit.Quota{want}, httplimit.QuotaOf("api", sp), text)
+	}
+	// several limits: one quota each, in the notation's order, named name-1, name-2, …
+	for text, want := range map[string][]httplimit.Quota{
+		"10/s burst 5 & window 100/h": {{"api-1", 5, 500 * time.Millisecond}, {"api-2", 100, time.Hour}},
+		"5/s | 100/min":               {{"api-1", 5, time.Second}, {"api-2", 100, time.Minute}},
+		"(window 5/m | finite 5) & sliding 1000/d": {{"api-1", 5, time.Minute}, {"api-2", 5, 0},
+			{"api-3", 1000, 24 * time.Hour}},
+	} {
+		sp, err := typed.Parse(text)
+		require.NoError(t, err)
 		assert.Equal(t, want, httplimit.QuotaOf("api", sp), text)
 	}
 }
 
 func TestSetHeaders(t *testing.T) {
-	q := httplimit.Quota{Name: "default", Limit: 100, Window: time.Minute}
+	q := []httplimit.Quota{{Name: "default", Limit: 100, Window: time.Minute}}
 	for _, c := range []struct {
 		name              string
 		d                 keyed.Decision
 		policy, rl, retry string
 	}{
-		{"admitted", keyed.Decision{Allowed: true, Remaining: 50, Limit: 100, ResetAfter: keyed.WaitFor(29500 * time.Millisecond), RetryAfter: keyed.WaitFor(0)},
+		{"admitted", keyed.Decision{Allowed: true, Remaining: 50, Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(29500 * time.Millisecond)},
 			`"default";q=100;w=60`, `"default";r=50;t=30`, ""},
-		{"full", keyed.Decision{Allowed: true, Remaining: 100, Limit: 100, ResetAfter: keyed.WaitFor(0), RetryAfter: keyed.WaitFor(0)},
+		{"full", keyed.Decision{Allowed: true, Remaining: 100, Limit: 100, ResetAfter: keyed.WaitFor(0), RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(0)},
 			`"default";q=100;w=60`, `"default";r=100;t=0`, ""},
 		{"refused", keyed.Decision{Remaining: 0, Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(1)},
 			`"default";q=100;w=60`, `"default";r=0;t=1`, "1"},
@@ -74,10 +82,10 @@ func TestSetHeaders(t *testing.T) {
 		assert.Equal(t, c.retry, h.Get("Retry-After"), c.name)
 	}
 	h := http.Header{}
-	httplimit.SetHeaders(h, httplimit.Quota{Name: "a\"b\\é"}, keyed.Decision{Allowed: true, Limit: 3, ResetAfter: keyed.WaitFor(0)})
+	httplimit.SetHeaders(h, []httplimit.Quota{{Name: "a\"b\\é"}}, keyed.Decision{Allowed: true, Limit: 3, ResetAfter: keyed.WaitFor(0)})
 	assert.Equal(t, `"a\"b\\??";q=3`, h.Get("RateLimit-Policy"))
 	h = http.Header{}
-	httplimit.SetHeaders(h, httplimit.Quota{Limit: 1e16, Window: time.Hour}, keyed.Decision{Allowed: true, Remaining: 5, ResetAfter: keyed.WaitFor(0)})
+	httplimit.SetHeaders(h, []httplimit.Quota{{Limit: 1e16, Window: time.Hour}}, keyed.Decision{Allowed: true, Remaining: 5, ResetAfter: keyed.WaitFor(0)})
 	assert.Equal(t, `"default";q=999999999999999;w=3600`, h.Get("RateLimit-Policy"), "a quota beyond 15 digits")
 }
 

@@ -54,7 +54,7 @@ type Middleware struct {
 	onError OnError
 	key     func(*http.Request) string
 	cost    func(*http.Request) int64
-	quota   Quota
+	quotas  []Quota
 	limit   int64 // the policy's capacity: a cost above it can never be taken
 	log     func(*http.Request, error)
 	trusted []netip.Prefix
@@ -113,8 +113,12 @@ func WithTrustedProxies(prefixes ...netip.Prefix) Option {
 	return optionFunc(func(m *Middleware) { m.trusted = slices.Clone(prefixes) })
 }
 
-// WithQuota sets what RateLimit-Policy advertises (by default QuotaOf("default", policy)).
-func WithQuota(q Quota) Option { return optionFunc(func(m *Middleware) { m.quota = q }) }
+// WithQuota sets what RateLimit-Policy advertises: one Quota for each limit of the policy, in
+// the order its notation writes them (by default QuotaOf("default", policy)). New returns an
+// error matching numerus.ErrInvalidArgument for another number of quotas.
+func WithQuota(qs ...Quota) Option {
+	return optionFunc(func(m *Middleware) { m.quotas = slices.Clone(qs) })
+}
 
 // WithErrorLog sets the function told of every store failure, before OnError applies.
 func WithErrorLog(log func(*http.Request, error)) Option {
@@ -131,8 +135,9 @@ func New(l keyed.Limiter[string], onError OnError, opts ...Option) (Middleware, 
 		return Middleware{}, &numerus.ParamError{Param: "limiter", Problem: "is the zero Limiter"}
 	}
 	p := l.Policy()
-	m := Middleware{l: l, onError: onError, quota: QuotaOf("default", p.Spec()),
+	m := Middleware{l: l, onError: onError, quotas: QuotaOf("default", p.Spec()),
 		limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, v6bits: 64}
+	limits := len(m.quotas)
 	for _, o := range opts {
 		if o == nil {
 			return Middleware{}, &numerus.ParamError{Param: "option", Problem: "must not be nil"}
@@ -140,6 +145,10 @@ func New(l keyed.Limiter[string], onError OnError, opts ...Option) (Middleware, 
 		if o.apply(&m); m.err != nil {
 			return Middleware{}, m.err
 		}
+	}
+	if len(m.quotas) != limits {
+		return Middleware{}, &numerus.ParamError{Param: "WithQuota", Problem: "names " + strconv.Itoa(len(m.quotas)) +
+			" quotas, and the policy has " + strconv.Itoa(limits) + " limits"}
 	}
 	if m.cost == nil {
 		m.cost = func(*http.Request) int64 { return 1 }
@@ -187,7 +196,7 @@ func (m Middleware) Handler(next http.Handler) http.Handler {
 			m.failed(w, r, next, err)
 			return
 		}
-		SetHeaders(w.Header(), m.quota, d)
+		SetHeaders(w.Header(), m.quotas, d)
 		if !d.Allowed {
 			refuse(w, d)
 			return

@@ -13,7 +13,7 @@ import (
 // TestSetHeadersRetryAfterAtLeastOne: a refusal whose wait rounds to zero seconds still answers
 // Retry-After: 1, never 0 (which a client would take as "retry at once", in a loop).
 func TestSetHeadersRetryAfterAtLeastOne(t *testing.T) {
-	q := httplimit.Quota{Name: "default", Limit: 100, Window: time.Minute}
+	q := []httplimit.Quota{{Name: "default", Limit: 100, Window: time.Minute}}
 	h := http.Header{}
 	httplimit.SetHeaders(h, q, keyed.Decision{Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(0)})
 	assert.Equal(t, `"default";r=0;t=0`, h.Get("RateLimit"))
@@ -24,7 +24,7 @@ func TestSetHeadersRetryAfterAtLeastOne(t *testing.T) {
 // admission or a refusal that can never succeed carry no Retry-After: one left from the first
 // would tell the client to come back.
 func TestSetHeadersReplacesRetryAfter(t *testing.T) {
-	q := httplimit.Quota{Name: "default", Limit: 100, Window: time.Minute}
+	q := []httplimit.Quota{{Name: "default", Limit: 100, Window: time.Minute}}
 	refused := keyed.Decision{Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(3 * time.Second)}
 	for name, d := range map[string]keyed.Decision{
 		"admitted": {Allowed: true, Remaining: 1, Limit: 100, ResetAfter: keyed.WaitFor(time.Second), RetryAfter: keyed.WaitFor(0)},

@@ -46,7 +46,7 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 	// (w0, w1, n) tells subjects of 8 to 16 bytes apart: the two words hold every byte.
 	if e := sh.table().candidate(h); e != nil && isShort(e, n, w0, w1) && b.inNamespace(e) {
 		if cost == 1 && e.refusing.Load() {
-			if o, ok := e.refusal.holds(b.p, ns); ok {
+			if o, ok := e.holds(b.p, ns); ok {
 				return o, false, ns
 			}
 		}
@@ -75,7 +75,7 @@ func (b *bound) acquire(subject string, cost, ns int64, own bool) (typed.Outcome
 	sh := s.shard(h)
 	if e := sh.table().candidate(h); e != nil && e.subject == subject && b.inNamespace(e) {
 		if cost == 1 && e.refusing.Load() {
-			if o, ok := e.refusal.holds(b.p, ns); ok {
+			if o, ok := e.holds(b.p, ns); ok {
 				return o, false, ns
 			}
 		}

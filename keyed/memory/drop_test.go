@@ -61,7 +61,7 @@ func TestStaleReadingAfterDrop(t *testing.T) {
 	d, err = s.Peek(ctx, req("a"))
 	require.NoError(t, err)
 	require.Equal(t, keyed.Decision{Allowed: true, Remaining: 1, Limit: 1, ResetAfter: keyed.WaitFor(0),
-		RetryAfter: keyed.WaitFor(0)}, d, "a Peek at the dropping reading, 60 s: a full window")
+		RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(0)}, d, "a Peek at the dropping reading, 60 s: a full window")
 }
 
 // TestClockOutsideLocks: the store reads its clock under none of its locks, so a clock that

@@ -42,8 +42,8 @@ type entry struct {
 	state    typed.State
 	refusal  refusal
 	hash     uint64
-	pos      int32   // index in the shard's entries
-	_        [4]byte // to the 256-byte size class, whose objects start on a cache line
+	pos      int32        // index in the shard's entries
+	binds    atomic.Int32 // the Binds of the refusal kept, written and read as the refusal is
 }
 
 // inlineSubject is the longest subject an entry holds in its own bytes: IPv4 addresses, most

@@ -28,7 +28,7 @@ type refusal struct {
 	seq    atomic.Uint64
 	policy atomic.Value // typed.Policy: the policy refused under, the zero Policy for none
 	limit  atomic.Int64
-	retry  atomic.Int64
+	retry  atomic.Int64 // also the Outcome's Next: a refusal of one token leaves none
 	full   atomic.Int64
 }
 
@@ -36,13 +36,15 @@ type refusal struct {
 // key: a refusal under p, or under a policy that decides like p (the same text compiled apart),
 // whose Retry is later than at. A check loads the entry's refusing flag from the line of its key,
 // which it reads anyway, and calls holds only if it is set.
-func (r *refusal) holds(p typed.Policy, at int64) (typed.Outcome, bool) {
+func (e *entry) holds(p typed.Policy, at int64) (typed.Outcome, bool) {
+	r := &e.refusal
 	seq := r.seq.Load()
 	kept, _ := r.policy.Load().(typed.Policy)
 	if seq&1 != 0 || kept == (typed.Policy{}) || kept != p && !kept.DecidesLike(p) {
 		return typed.Outcome{}, false
 	}
-	o := typed.Outcome{Limit: r.limit.Load(), Retry: r.retry.Load(), Full: r.full.Load()}
+	o := typed.Outcome{Limit: r.limit.Load(), Retry: r.retry.Load(), Full: r.full.Load(), Binds: int(e.binds.Load())}
+	o.Next = o.Retry
 	return o, at < o.Retry && r.seq.Load() == seq
 }
 
@@ -69,6 +71,7 @@ func (e *entry) refuse(p typed.Policy, o typed.Outcome) {
 	r.limit.Store(o.Limit)
 	r.retry.Store(o.Retry)
 	r.full.Store(o.Full)
+	e.binds.Store(int32(o.Binds))
 	r.seq.Add(1)
 }
 

@@ -168,9 +168,12 @@ func TestTwinsShareRefusals(t *testing.T) {
 // counted from), for comparing with want.
 func outcomeOf(d keyed.Decision, want typed.Outcome) typed.Outcome {
 	at := want.Retry - 1
-	o := typed.Outcome{Remaining: d.Remaining, Limit: d.Limit, Retry: typed.Never, Full: typed.Never}
+	o := typed.Outcome{Remaining: d.Remaining, Limit: d.Limit, Retry: typed.Never, Full: typed.Never, Next: typed.Never, Binds: d.Binding}
 	if w, ok := d.RetryAfter.Duration(); ok {
 		o.Retry = at + int64(w)
+	}
+	if w, ok := d.RefillAfter.Duration(); ok {
+		o.Next = at + int64(w)
 	}
 	if w, ok := d.ResetAfter.Duration(); ok {
 		o.Full = at + int64(w)
@@ -318,10 +321,10 @@ func TestDroppedEntryKeepsNoRefusal(t *testing.T) {
 		_, _, _ = b.Acquire("subject:12345", 1, time.Unix(0, 1))
 	}
 	e := entryOf(t, s, "1:a:subject:12345")
-	_, held := e.refusal.holds(b.p, 2)
+	_, held := e.holds(b.p, 2)
 	require.True(t, held)
 	require.NoError(t, s.Reset(context.Background(), keyed.Request{Key: []byte("1:a:subject:12345")}))
-	_, held = e.refusal.holds(b.p, 2)
+	_, held = e.holds(b.p, 2)
 	require.False(t, held, "a dropped entry answers from its kept refusal")
 	require.False(t, e.refusing.Load())
 }
@@ -361,7 +364,7 @@ func TestKeptRefusalReadWhole(t *testing.T) {
 		reads = 1_000_000 // a read takes some 20 times longer
 	}
 	for ; reads > 0 || hits < 1000; reads-- {
-		if o, ok := e.refusal.holds(b.p, 0); ok {
+		if o, ok := e.holds(b.p, 0); ok {
 			hits++
 			require.True(t, o.Limit == o.Retry && o.Retry == o.Full, "read a refusal mixed of two: %+v", o)
 		}

@@ -41,7 +41,7 @@ func (sh *shard) table() *table { return sh.index.Load() }
 func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost, grace int64, own bool) (typed.Outcome, bool, int64) {
 	if e := sh.table().candidate(h); e != nil && k.matches(e) {
 		if cost == 1 && e.refusing.Load() {
-			if o, ok := e.refusal.holds(p, at); ok {
+			if o, ok := e.holds(p, at); ok {
 				return o, false, at
 			}
 		}
@@ -103,7 +103,7 @@ func (sh *shard) since(at int64, own bool) int64 {
 func (sh *shard) peek(h uint64, k *key, p typed.Policy, at, grace int64, own bool) (typed.Outcome, bool, int64) {
 	if e := sh.table().candidate(h); e != nil && k.matches(e) {
 		if e.refusing.Load() { // PeekIn reports what DebitIn of one token would
-			if o, ok := e.refusal.holds(p, at); ok {
+			if o, ok := e.holds(p, at); ok {
 				return o, false, at
 			}
 		}

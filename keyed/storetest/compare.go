@@ -11,7 +11,8 @@ import (
 )
 
 // same fails the test unless the store's decision d agrees with the reference's want, at the
-// clock's instant: the same admission, remaining and limit, and waits within the resolution.
+// clock's instant: the same admission, remaining, limit and binding limit, and waits within the
+// resolution.
 func (h *harness) same(t tb, op string, p typed.Policy, subject string, d keyed.Decision, want model.Decision) {
 	t.Helper()
 	at := h.now()
@@ -31,8 +32,13 @@ func (h *harness) differ(d keyed.Decision, want model.Decision, at time.Time) st
 		return "limit differs"
 	case d.Allowed && d.RetryAfter != keyed.WaitFor(0):
 		return "an admission must retry after zero"
+	case d.Binding != want.Binding:
+		return "the binding limit differs"
 	}
 	if p := h.wait("retry after", d.RetryAfter, want.RetryAfter, at); p != "" {
+		return p
+	}
+	if p := h.wait("refill after", d.RefillAfter, want.Refill, at); p != "" {
 		return p
 	}
 	return h.wait("reset after", d.ResetAfter, want.Full, at)
@@ -58,16 +64,17 @@ func (h *harness) wait(name string, got keyed.Wait, want numerus.NextDebitable, 
 }
 
 func show(d keyed.Decision) string {
-	return fmt.Sprintf("allowed=%v remaining=%d limit=%d retry=%v reset=%v", d.Allowed, d.Remaining, d.Limit, d.RetryAfter, d.ResetAfter)
+	return fmt.Sprintf("allowed=%v remaining=%d limit=%d retry=%v reset=%v refill=%v binding=%d",
+		d.Allowed, d.Remaining, d.Limit, d.RetryAfter, d.ResetAfter, d.RefillAfter, d.Binding)
 }
 
 func showWant(w model.Decision, at time.Time) string {
-	retry, reset := "never", "never"
-	if d, ok := w.RetryAfter.Wait(at); ok {
-		retry = d.String()
+	wait := func(n numerus.NextDebitable) string {
+		if d, ok := n.Wait(at); ok {
+			return d.String()
+		}
+		return "never"
 	}
-	if d, ok := w.Full.Wait(at); ok {
-		reset = d.String()
-	}
-	return fmt.Sprintf("allowed=%v remaining=%d limit=%d retry=%s reset=%s", w.Allowed, w.Remaining, w.Limit, retry, reset)
+	return fmt.Sprintf("allowed=%v remaining=%d limit=%d retry=%s reset=%s refill=%s binding=%d",
+		w.Allowed, w.Remaining, w.Limit, wait(w.RetryAfter), wait(w.Full), wait(w.Refill), w.Binding)
 }

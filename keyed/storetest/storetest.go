@@ -10,7 +10,9 @@
 // truncate it to its resolution, see [Resolution]). Its decisions are compared with the numerus
 // limiter of the same policy (built with the root package's constructors): admissions, remaining
 // tokens and limits must be equal, and waits must be the exact ones rounded up to the store's
-// resolution. The suite covers every algorithm of package typed and And/Or trees of them, with
+// resolution, RefillAfter the wait for that limiter's answer to a debit of Remaining+1 (zero when
+// full). Binding must name the leaf that a tree of the policy's leaves, each such a limiter,
+// finds binding, as keyed.Decision defines it. The suite covers every algorithm of package typed and And/Or trees of them, with
 // periods of a millisecond or more: a store that expires its entries by a clock of its own must
 // keep them, in tests, for longer than the suite's fake timelines (minutes).
 //

@@ -1,6 +1,7 @@
 // Package model builds the reference that keyed stores are checked against: for each subject,
 // the numerus limiter of the same policy, built with the root package's constructors (not with
-// package typed, which the stores run).
+// package typed, which the stores run), and beside it a tree of its leaves, which names the
+// limit that binds (see [Decision]).
 package model
 
 import (
@@ -67,13 +68,31 @@ type Decision struct {
 	Limit      int64
 	RetryAfter numerus.NextDebitable // when the check would be admitted (at itself if it was)
 	Full       numerus.NextDebitable // when the subject is full again
+	// Refill is when the subject holds one token more than Remaining: the core limiter's answer
+	// to a debit of Remaining+1 (at itself when it is full, Remaining ≥ Limit).
+	Refill numerus.NextDebitable
+	// Binding is the index of the leaf that binds, among the policy's leaves in the order the
+	// notation writes them: on an admission (and a Peek that admits), in an And the child with
+	// the fewest tokens left (ties: the one whose next token comes last, then the first), in an
+	// Or the one with the most (ties: the next token first, then the first); on a refusal, the
+	// leaf whose answer
+	// RetryAfter is (in an And the first child refusing with the latest answer, in an Or the
+	// first with the earliest), down the tree. The tree of leaves that finds it (see tree) is
+	// checked against the core limiter at every step.
+	Binding int
 }
 
 // Subjects is the reference of a keyed limiter: a core limiter per subject, fresh until first
-// admitted. The zero Subjects is not usable: use New.
+// admitted, and the tree of its leaves. The zero Subjects is not usable: use New.
 type Subjects struct {
-	fresh numerus.Limiter
-	m     map[string]numerus.Limiter
+	fresh subject
+	m     map[string]subject
+}
+
+// subject is one subject's core limiter and the tree of the same leaves, debited alike.
+type subject struct {
+	core numerus.Limiter
+	tree tree
 }
 
 // New returns the reference of a limiter of sp with no subject seen.
@@ -82,33 +101,70 @@ func New(sp typed.Spec) (*Subjects, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Subjects{fresh: l, m: map[string]numerus.Limiter{}}, nil
+	t, err := treeOf(sp, new(int))
+	if err != nil {
+		return nil, err
+	}
+	return &Subjects{fresh: subject{l, t}, m: map[string]subject{}}, nil
 }
 
-func (s *Subjects) get(subject string) numerus.Limiter {
-	if l, ok := s.m[subject]; ok {
+func (s *Subjects) get(name string) subject {
+	if l, ok := s.m[name]; ok {
 		return l
 	}
 	return s.fresh
 }
 
 // Acquire debits cost from subject at at and returns what the store should answer.
-func (s *Subjects) Acquire(subject string, at time.Time, cost int64) Decision {
-	next, from, ok := s.get(subject).DebitN(at, cost)
+func (s *Subjects) Acquire(name string, at time.Time, cost int64) Decision {
+	sub := s.get(name)
+	next, from, ok := sub.core.DebitN(at, cost)
+	tnext, tfrom, tok := sub.tree.debit(at, cost)
+	agree(sub.tree, at, cost, ok, tok, from, tfrom)
 	if ok {
-		s.m[subject] = next
+		sub = subject{next, tnext}
+		s.m[name] = sub
 	}
-	st := next.Status(at)
-	return Decision{Allowed: ok, Remaining: st.Remaining, Limit: st.Limit, RetryAfter: from, Full: st.Full}
+	return decide(sub, at, cost, ok, from)
 }
 
 // Peek returns what the store should answer to a Peek of subject at at.
-func (s *Subjects) Peek(subject string, at time.Time) Decision {
-	l := s.get(subject)
-	_, from, ok := l.DebitN(at, 1)
-	st := l.Status(at)
-	return Decision{Allowed: ok, Remaining: st.Remaining, Limit: st.Limit, RetryAfter: from, Full: st.Full}
+func (s *Subjects) Peek(name string, at time.Time) Decision {
+	sub := s.get(name)
+	_, from, ok := sub.core.DebitN(at, 1)
+	_, tfrom, tok := sub.tree.debit(at, 1)
+	agree(sub.tree, at, 1, ok, tok, from, tfrom)
+	return decide(sub, at, 1, ok, from)
 }
 
 // Reset forgets subject.
-func (s *Subjects) Reset(subject string) { delete(s.m, subject) }
+func (s *Subjects) Reset(name string) { delete(s.m, name) }
+
+// decide is the Decision of a debit of cost at at that the core answered (ok, from), where sub is
+// the subject after it.
+func decide(sub subject, at time.Time, cost int64, ok bool, from numerus.NextDebitable) Decision {
+	st := sub.core.Status(at)
+	ts, binds := sub.tree.binding(at)
+	if ts.Remaining != st.Remaining || ts.Limit != st.Limit || !ts.Full.Equal(st.Full) {
+		panic(fmt.Sprintf("model: at %v the tree of leaves has status %+v, the core limiter %v %+v", at, ts, sub.core, st))
+	}
+	d := Decision{Allowed: ok, Remaining: st.Remaining, Limit: st.Limit, RetryAfter: from, Full: st.Full,
+		Refill: numerus.DebitableFrom(at), Binding: binds}
+	if st.Remaining < st.Limit {
+		if _, more, admitted := sub.core.DebitN(at, max(st.Remaining, 0)+1); !admitted {
+			d.Refill = more
+		}
+	}
+	if !ok {
+		d.Binding = sub.tree.answering(at, cost, from)
+	}
+	return d
+}
+
+// agree panics unless the tree answered a debit of cost at at as the core limiter did.
+func agree(t tree, at time.Time, cost int64, ok, tok bool, from, tfrom numerus.NextDebitable) {
+	if ok != tok || !from.Equal(tfrom) {
+		panic(fmt.Sprintf("model: a debit of %d at %v: the tree of leaves answers %v %v, the core limiter %v %v",
+			cost, at, tok, tfrom, ok, from))
+	}
+}

@@ -92,7 +92,8 @@ func (s *Server) External() bool { return s.url != "" }
 // Options returns the client options for the server.
 func (s *Server) Options() *redis.Options {
 	if s.url != "" {
-		o, _ := redis.ParseURL(s.url)
+		o, _ := redis.ParseURL(s.url)  // parsed by Start already
+		o.ContextTimeoutEnabled = true // as redisstore.New requires
 		return o
 	}
 	return &redis.Options{Addr: s.Addr, ContextTimeoutEnabled: true}
