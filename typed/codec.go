@@ -3,6 +3,8 @@ package typed
 import (
 	"encoding/binary"
 	"time"
+
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // Version is the format version that snapshots and states are written in: their first byte.
@@ -102,8 +104,8 @@ func (d *decoder) count(per int) int {
 }
 
 func (d *decoder) spec(depth int) Spec {
-	if depth > maxDepth {
-		d.fail("policy nests more than %d levels", maxDepth)
+	if depth > limits.Depth {
+		d.fail("policy %s", tooDeep())
 	}
 	k := kind(d.byte())
 	if d.err != nil {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/numerus-closus/numerus/internal/kernel"
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // String writes sp in the notation that Parse reads back: Parse(sp.String()) equals sp for every
@@ -196,8 +197,8 @@ func (p *parser) factor(depth int) (Spec, error) {
 	if !p.is("(") {
 		return p.limit()
 	}
-	if depth >= maxDepth {
-		return Spec{}, p.expected("at most " + strconv.Itoa(maxDepth) + " nested parentheses")
+	if depth >= limits.Depth {
+		return Spec{}, p.expected("at most " + strconv.Itoa(limits.Depth) + " nested parentheses")
 	}
 	p.next()
 	sp, err := p.policy(depth + 1)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -291,7 +292,7 @@ func TestDecodeJSONRejects(t *testing.T) {
 func TestDecodeAllocatesInProportion(t *testing.T) {
 	const size, claim = 1 << 16, 1<<15 - 200 // each header's claim fits the bytes left after it
 	nested := []byte{Version}
-	for range maxDepth + 1 {
+	for range limits.Depth + 1 {
 		nested = binary.AppendUvarint(append(nested, byte(kindAnd)), claim)
 	}
 	nested = append(nested, make([]byte, size-len(nested))...)
@@ -381,7 +382,7 @@ func TestDecodeJSONRejectsExtraWords(t *testing.T) {
 // deep as its input is long).
 func TestDecodeRejectsDeepNesting(t *testing.T) {
 	b := []byte{Version}
-	for range maxDepth + 2 {
+	for range limits.Depth + 2 {
 		b = append(b, byte(kindAnd), 1)
 	}
 	b = appendSpec(b, spec("gcra 1/s"))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -130,9 +131,9 @@ func TestSpecJSONDepth(t *testing.T) {
 		return []byte(strings.Repeat(`{"and":[{"limit":"1/s"},`, n) + `{"limit":"2/s"}` + strings.Repeat(`]}`, n))
 	}
 	var sp Spec
-	require.NoError(t, json.Unmarshal(nest(maxDepth), &sp))
+	require.NoError(t, json.Unmarshal(nest(limits.Depth), &sp))
 	require.NoError(t, sp.Validate())
-	for _, n := range []int{maxDepth + 1, 4900} {
+	for _, n := range []int{limits.Depth + 1, 4900} {
 		err := json.Unmarshal(nest(n), &sp)
 		require.ErrorIs(t, err, numerus.ErrInvalidArgument, "%d levels", n)
 		require.ErrorContains(t, err, "nests more than 32 levels")

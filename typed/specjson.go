@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // specDoc is the JSON object form of a Spec: of Spec children when it is written, of raw JSON
@@ -64,8 +66,8 @@ func readSpec(data []byte, path string) (Spec, error) {
 		}
 		return parse(text)
 	}
-	if jsonDepth(data) > 2*maxDepth+1 { // each level of specs is an object holding an array
-		return Spec{}, paramError(path, "of", "nests more than "+strconv.Itoa(maxDepth)+" levels")
+	if jsonDepth(data) > 2*limits.Depth+1 { // each level of specs is an object holding an array
+		return Spec{}, paramError(path, "of", tooDeep())
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
