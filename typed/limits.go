@@ -9,7 +9,8 @@ import (
 )
 
 // This file holds what every reader of a policy shares about the limits of package
-// internal/limits: how each names a policy past one.
+// internal/limits (see Limits in the package doc): how each names a policy past one, and the
+// bound a log leaf's state places on its entries.
 
 // tooDeep, tooWide and tooManyLeaves say how a policy passes a limit.
 func tooDeep() string { return "nests more than " + strconv.Itoa(limits.Depth) + " levels, the limit" }
@@ -58,4 +59,17 @@ func within(i int, err error) error {
 		return err
 	}
 	return paramError("of["+strconv.Itoa(i)+"].", pe.Param, pe.Problem)
+}
+
+// maxEntries is the most entries the state of a log leaf can hold: each holds a token at least,
+// and lies at its own instant in the period (a bucketed log's, at its own sub-window). It is 0 for a leaf of another algorithm, and
+// for one whose parameters make no log.
+func maxEntries(leaf Spec) int64 {
+	switch leaf.Algo.kind() {
+	case kindSliding:
+		return max(min(leaf.Count, int64(leaf.Period)), 0)
+	case kindBuckets:
+		return max(min(leaf.Count, leaf.In), 0)
+	}
+	return 0
 }

@@ -1,6 +1,8 @@
 package typed
 
 import (
+	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -55,6 +57,13 @@ func limitCases() []limitCase {
 	}
 }
 
+// fresh returns the words of a fresh state of each leaf of sp, all finite buckets of 3.
+func freshWords(sp Spec) [][]int64 {
+	var ws [][]int64
+	sp.leaves(func(Spec) { ws = append(ws, []int64{3}) })
+	return ws
+}
+
 func requireLimit(t *testing.T, err error, c limitCase, want error, reader string) {
 	t.Helper()
 	if !c.past {
@@ -75,4 +84,48 @@ func TestValidateLimits(t *testing.T) {
 	}
 	err := Spec{Algo: AlgoAnd, Of: []Spec{finiteLeaf(), andOf(limits.Children + 1)}}.Validate()
 	require.ErrorContains(t, err, "invalid of[1].of: holds more than 1000 specs", "the path of the node past the limit")
+}
+
+// TestSnapshotLimits: the binary snapshot reader takes a policy at each limit and refuses one a
+// step past it as corrupt, naming the limit.
+func TestSnapshotLimits(t *testing.T) {
+	for _, c := range limitCases() {
+		_, _, err := ReadSnapshot(snap(c.sp, freshWords(c.sp)...))
+		requireLimit(t, err, c, ErrCorrupt, "ReadSnapshot")
+	}
+}
+
+// TestLogEntriesLimit: a log's state holds at most the entries its policy can hold (its limit, or
+// for a bucketed log its sub-windows): a snapshot or a state claiming one more is corrupt before
+// any entry is read.
+func TestLogEntriesLimit(t *testing.T) {
+	last := t0.UnixNano()
+	entries := func(n int, step int64) []int64 {
+		w := []int64{last}
+		for i := range n {
+			w = append(w, last-int64(n-1-i)*step, 1)
+		}
+		return w
+	}
+	for _, c := range []struct {
+		text  string
+		limit int
+		step  int64
+	}{{"sliding 5/s", 5, 1}, {"buckets 100/s in 4", 4, 250e6}} {
+		p := MustCompile(c.text)
+		for _, n := range []int{c.limit, c.limit + 1} {
+			w := entries(n, c.step)
+			_, stateErr := p.DecodeState(appendWords(binary.BigEndian.AppendUint32([]byte{Version}, p.c.sum), kindSliding, w))
+			_, _, snapErr := ReadSnapshot(snap(p.Spec(), w))
+			if n == c.limit {
+				require.NoError(t, stateErr, "%s: %d entries", c.text, n)
+				require.NoError(t, snapErr, "%s: %d entries", c.text, n)
+				continue
+			}
+			for _, err := range []error{stateErr, snapErr} {
+				require.ErrorIs(t, err, ErrCorrupt, "%s: %d entries", c.text, n)
+				require.ErrorContains(t, err, fmt.Sprintf("log holds %d entries, more than its policy's %d", n, c.limit))
+			}
+		}
+	}
 }
