@@ -35,11 +35,11 @@ type coalescer struct {
 type waiter struct {
 	c        call
 	deadline time.Time // its caller's context's, or zero for none
-	d     keyed.Decision
-	err   error
-	state waitState
-	lead  []*waiter     // the batch this waiter was handed to send (state led)
-	done  chan struct{} // signalled once, when the state becomes served or led
+	d        keyed.Decision
+	err      error
+	state    waitState
+	lead     []*waiter     // the batch this waiter was handed to send (state led)
+	done     chan struct{} // signalled once, when the state becomes served or led
 }
 
 type waitState uint8
