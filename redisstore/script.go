@@ -12,11 +12,14 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/redis/go-redis/v9"
 )
 
-// The script, in three files: the fast path, the general engine and the main part (see fast.lua).
+// The script, in three files: the fast path, the general engine and the main part (see fast.lua),
+// after the limits on a policy's size that every layer of numerus shares (see internal/limits),
+// which the engine checks a policy's text against.
 var (
 	//go:embed fast.lua
 	fastLua string
@@ -25,7 +28,9 @@ var (
 	//go:embed main.lua
 	mainLua string
 
-	engineSource = fastLua + "\n" + engineLua + "\n" + mainLua
+	limitsLua = "local MAXDEPTH, MAXKIDS, MAXLEAVES = " + strconv.Itoa(limits.Depth) + ", " +
+		strconv.Itoa(limits.Children) + ", " + strconv.Itoa(limits.Leaves) + "\n"
+	engineSource = limitsLua + fastLua + "\n" + engineLua + "\n" + mainLua
 )
 
 // ErrCorrupt is matched (with errors.Is) by the error of a check that found a subject's key in a
