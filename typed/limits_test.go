@@ -2,7 +2,9 @@ package typed
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -128,4 +130,59 @@ func TestLogEntriesLimit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestJSONLimits: the JSON readers, of a spec and of a snapshot, take a policy at each limit and
+// refuse one a step past it, naming the limit: Spec.UnmarshalJSON with numerus.ErrInvalidArgument,
+// ReadSnapshotJSON as corrupt.
+func TestJSONLimits(t *testing.T) {
+	for _, c := range limitCases() {
+		data, err := json.Marshal(c.sp)
+		require.NoError(t, err)
+		var sp Spec
+		requireLimit(t, json.Unmarshal(data, &sp), c, numerus.ErrInvalidArgument, "Spec.UnmarshalJSON")
+		state, err := json.Marshal(freshWords(c.sp))
+		require.NoError(t, err)
+		doc := `{"version":1,"policy":` + string(data) + `,"state":` + string(state) + `}`
+		_, _, err = ReadSnapshotJSON([]byte(doc))
+		requireLimit(t, err, c, ErrCorrupt, "ReadSnapshotJSON")
+	}
+}
+
+// TestJSONStateLimits: a JSON snapshot's state holds no more leaves than its policy, no more
+// words than each leaf keeps, and no more log entries than its policy can hold.
+func TestJSONStateLimits(t *testing.T) {
+	last := t0.UnixNano()
+	doc := func(policy string, words string) []byte {
+		return []byte(`{"state":[` + words + `],"version":1,"policy":"` + policy + `"}`)
+	}
+	log := func(n int) string {
+		w := strconv.FormatInt(last, 10)
+		for i := range n {
+			w += "," + strconv.FormatInt(last-int64(n-1-i), 10) + ",1"
+		}
+		return "[" + w + "]"
+	}
+	_, _, err := ReadSnapshotJSON(doc("sliding 5/s", log(5)))
+	require.NoError(t, err, "the state before the policy, at the limit")
+	for name, c := range map[string]struct {
+		data []byte
+		says string
+	}{
+		"entries":      {doc("sliding 5/s", log(6)), "sliding state holds 13 words, more than its policy's 11"},
+		"words":        {doc("gcra 1/s", "[0,0,0,0]"), "gcra state holds 4 words, more than its policy's 3"},
+		"leaves":       {doc("gcra 1/s", "[0,0,0],[0,0,0]"), "state holds more leaves than the policy's 1"},
+		"not a number": {doc("finite 3", `["3"]`), "expected a whole number"},
+		"a fraction":   {doc("finite 3", `[3.0]`), "expected a whole number"},
+		"beyond int64": {doc("finite 3", `[9223372036854775808]`), "beyond 64 bits"},
+		"null":         {doc("finite 3", `null`), "expected '['"},
+	} {
+		_, _, err := ReadSnapshotJSON(c.data)
+		require.ErrorIs(t, err, ErrCorrupt, name)
+		require.ErrorContains(t, err, c.says, name)
+	}
+	_, _, err = ReadSnapshotJSON(doc("finite 9223372036854775807", "[ -0 ]"))
+	require.NoError(t, err, "white space and -0, as JSON writes numbers")
+	var f FiniteBucket
+	require.NoError(t, f.UnmarshalJSON(doc("finite 3", "[3]")))
 }
