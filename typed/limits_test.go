@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -185,4 +186,23 @@ func TestJSONStateLimits(t *testing.T) {
 	require.NoError(t, err, "white space and -0, as JSON writes numbers")
 	var f FiniteBucket
 	require.NoError(t, f.UnmarshalJSON(doc("finite 3", "[3]")))
+}
+
+// TestParseLimits: Parse takes a policy at each limit and refuses one a step past it, naming the
+// limit (TestParseErrorTable holds the columns and the words).
+func TestParseLimits(t *testing.T) {
+	for _, c := range limitCases() {
+		_, err := Parse(c.sp.String())
+		if !c.past {
+			require.NoError(t, err, "%s at the limit", c.name)
+			continue
+		}
+		require.ErrorIs(t, err, numerus.ErrInvalidArgument, c.name)
+		require.ErrorIs(t, err, ErrSyntax, c.name)
+	}
+	parens := func(n int) string { return strings.Repeat("(", n) + "1/s" + strings.Repeat(")", n) }
+	_, err := Parse(parens(limits.Depth))
+	require.NoError(t, err, "parentheses at the limit")
+	_, err = Parse(parens(limits.Depth + 1))
+	require.ErrorContains(t, err, "parentheses nest at most 32 levels")
 }

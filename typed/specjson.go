@@ -135,23 +135,6 @@ func readDoc(d specDoc[json.RawMessage], path string) (Spec, error) {
 	if algo.kind() == kindNone || algo.kind().inner() {
 		return Spec{}, paramError(path, "algo", "must be one of gcra, token, leaky, finite, window, sliding, buckets, count; got "+string(d.Algo))
 	}
-	p := parser{}
-	toks, err := lex(d.Limit)
-	if err != nil {
-		return Spec{}, err
-	}
-	p.toks = toks
-	sp := Spec{Algo: algo, Burst: d.Burst, In: d.In}
-	if sp.Count, err = p.number("a count"); err != nil {
-		return Spec{}, err
-	}
-	if algo != AlgoFinite {
-		if sp.Period, err = p.period(); err != nil {
-			return Spec{}, err
-		}
-	}
-	if p.peek().kind != tEnd {
-		return Spec{}, p.expected("the end of the limit")
-	}
-	return sp, nil
+	count, period, err := readLimit(d.Limit, algo)
+	return Spec{Algo: algo, Count: count, Period: period, Burst: d.Burst, In: d.In}, err
 }
