@@ -1,6 +1,9 @@
 package typed
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // jsonCursor reads the few JSON values a spec or a snapshot's state is made of, in place, one at a
 // time: so that a reader checks what it has read against the limits before it reads on, and
@@ -74,6 +77,15 @@ func (r *jsonCursor) next(end byte) (bool, error) {
 	return false, r.errorf("expected ',' or %q", end)
 }
 
+// null reads a null if one comes next, reporting whether it did.
+func (r *jsonCursor) null() bool {
+	if r.peek() == 'n' && len(r.b)-r.i >= 4 && string(r.b[r.i:r.i+4]) == "null" {
+		r.i += 4
+		return true
+	}
+	return false
+}
+
 // whole reads a whole number within int64, written as JSON writes numbers.
 func (r *jsonCursor) whole() (int64, error) {
 	neg := r.peek() == '-'
@@ -98,4 +110,33 @@ func (r *jsonCursor) whole() (int64, error) {
 		return 0, r.errorf("a number beyond 64 bits")
 	}
 	return int64(u), nil
+}
+
+// str reads a string. One of plain printable ASCII it takes as it is; any other (escapes, other
+// characters) it hands to encoding/json, which decodes it as it would.
+func (r *jsonCursor) str() (string, error) {
+	if r.peek() != '"' {
+		return "", r.errorf("expected a string")
+	}
+	start, plain := r.i, true
+	for r.i++; r.i < len(r.b) && r.b[r.i] != '"'; r.i++ {
+		if c := r.b[r.i]; c == '\\' || c < 0x20 || c >= 0x80 {
+			plain = false
+			if c == '\\' {
+				r.i++
+			}
+		}
+	}
+	if r.i >= len(r.b) {
+		return "", r.errorf("a string without its end")
+	}
+	r.i++
+	if plain {
+		return string(r.b[start+1 : r.i-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(r.b[start:r.i], &s); err != nil {
+		return "", fmt.Errorf("typed: JSON at byte %d: %w", start, err)
+	}
+	return s, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,6 +151,45 @@ func TestJSONLimits(t *testing.T) {
 	}
 }
 
+// TestParseLimits: Parse takes a policy at each limit and refuses one a step past it, naming the
+// limit (TestParseErrorTable holds the columns and the words).
+func TestParseLimits(t *testing.T) {
+	for _, c := range limitCases() {
+		_, err := Parse(c.sp.String())
+		if !c.past {
+			require.NoError(t, err, "%s at the limit", c.name)
+			continue
+		}
+		require.ErrorIs(t, err, numerus.ErrInvalidArgument, c.name)
+		require.ErrorIs(t, err, ErrSyntax, c.name)
+	}
+	parens := func(n int) string { return strings.Repeat("(", n) + "1/s" + strings.Repeat(")", n) }
+	_, err := Parse(parens(limits.Depth))
+	require.NoError(t, err, "parentheses at the limit")
+	_, err = Parse(parens(limits.Depth + 1))
+	require.ErrorContains(t, err, "parentheses nest at most 32 levels")
+}
+
+// TestTextLimit: the notation and the JSON form of a spec take up to 128 KiB, white space
+// included, and refuse a byte more.
+func TestTextLimit(t *testing.T) {
+	pad := func(s string, n int) string { return s + strings.Repeat(" ", n-len(s)) }
+	_, err := Parse(pad("1/s", limits.Text))
+	require.NoError(t, err)
+	_, err = Parse(pad("1/s", limits.Text+1))
+	require.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	require.ErrorContains(t, err, "at most 131072 bytes")
+	object := func(n int) []byte { return []byte(pad(`{"limit":"1/s"`, n-1) + "}") } // white space within
+	var sp Spec
+	require.NoError(t, json.Unmarshal(object(limits.Text), &sp))
+	err = json.Unmarshal(object(limits.Text+1), &sp)
+	require.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	require.ErrorContains(t, err, "131073 bytes of JSON, more than the limit of 131072")
+	_, _, err = ReadSnapshotJSON([]byte(`{"version":1,"policy":` + string(object(limits.Text+1)) + `,"state":[[0]]}`))
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorContains(t, err, "more than the limit of 131072")
+}
+
 // TestJSONStateLimits: a JSON snapshot's state holds no more leaves than its policy, no more
 // words than each leaf keeps, and no more log entries than its policy can hold.
 func TestJSONStateLimits(t *testing.T) {
@@ -188,21 +228,41 @@ func TestJSONStateLimits(t *testing.T) {
 	require.NoError(t, f.UnmarshalJSON(doc("finite 3", "[3]")))
 }
 
-// TestParseLimits: Parse takes a policy at each limit and refuses one a step past it, naming the
-// limit (TestParseErrorTable holds the columns and the words).
-func TestParseLimits(t *testing.T) {
-	for _, c := range limitCases() {
-		_, err := Parse(c.sp.String())
-		if !c.past {
-			require.NoError(t, err, "%s at the limit", c.name)
-			continue
-		}
-		require.ErrorIs(t, err, numerus.ErrInvalidArgument, c.name)
-		require.ErrorIs(t, err, ErrSyntax, c.name)
+// TestTextLimitHoldsEveryValidSpec: the String and the JSON of the longest specs the other limits
+// allow, 1,000 leaves of 19-digit numbers, fit in the limit on a text, and so read back.
+func TestTextLimitHoldsEveryValidSpec(t *testing.T) {
+	const big = math.MaxInt64
+	long := []Spec{
+		{Algo: AlgoGCRA, Count: big, Period: big, Burst: 1e18},
+		{Algo: AlgoBuckets, Count: big, Period: big, In: big},
+		{Algo: AlgoToken, Count: big - 1, Period: big / 2, Burst: 1111111111111111111},
 	}
-	parens := func(n int) string { return strings.Repeat("(", n) + "1/s" + strings.Repeat(")", n) }
-	_, err := Parse(parens(limits.Depth))
-	require.NoError(t, err, "parentheses at the limit")
-	_, err = Parse(parens(limits.Depth + 1))
-	require.ErrorContains(t, err, "parentheses nest at most 32 levels")
+	// A binary tree of alternating And and Or, which has the most inner nodes, and the most
+	// parentheses, that 1,000 leaves can have.
+	leaf := 0
+	var tree func(algo Algo, n int) Spec
+	tree = func(algo Algo, n int) Spec {
+		if n == 1 {
+			leaf++
+			return long[leaf%len(long)]
+		}
+		other := AlgoOr
+		if algo == AlgoOr {
+			other = AlgoAnd
+		}
+		return Spec{Algo: algo, Of: []Spec{tree(other, n/2), tree(other, n-n/2)}}
+	}
+	sp := tree(AlgoAnd, limits.Leaves)
+	require.NoError(t, sp.Validate())
+	require.Equal(t, limits.Leaves, sp.countLeaves())
+	text := sp.String()
+	data, err := json.Marshal(sp)
+	require.NoError(t, err)
+	t.Logf("String %d bytes, JSON %d bytes", len(text), len(data))
+	back, err := Parse(text)
+	require.NoError(t, err)
+	require.True(t, sp.Equal(back))
+	var fromJSON Spec
+	require.NoError(t, json.Unmarshal(data, &fromJSON))
+	require.True(t, sp.Equal(fromJSON))
 }
