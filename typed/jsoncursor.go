@@ -115,10 +115,32 @@ func (r *jsonCursor) whole() (int64, error) {
 // str reads a string. One of plain printable ASCII it takes as it is; any other (escapes, other
 // characters) it hands to encoding/json, which decodes it as it would.
 func (r *jsonCursor) str() (string, error) {
-	if r.peek() != '"' {
-		return "", r.errorf("expected a string")
+	raw, plain, err := r.scanString()
+	if err != nil || plain {
+		return string(raw), err
 	}
-	start, plain := r.i, true
+	return r.decode(raw)
+}
+
+// name reads a field's name, as str does, without allocating for a plain one: its bytes in the
+// input.
+func (r *jsonCursor) name() ([]byte, error) {
+	raw, plain, err := r.scanString()
+	if err != nil || plain {
+		return raw, err
+	}
+	s, err := r.decode(raw)
+	return []byte(s), err
+}
+
+// scanString reads a string: its bytes within the quotes if plain (printable ASCII without
+// escapes), else with them, as JSON to decode.
+func (r *jsonCursor) scanString() (raw []byte, plain bool, err error) {
+	if r.peek() != '"' {
+		return nil, false, r.errorf("expected a string")
+	}
+	start := r.i
+	plain = true
 	for r.i++; r.i < len(r.b) && r.b[r.i] != '"'; r.i++ {
 		if c := r.b[r.i]; c == '\\' || c < 0x20 || c >= 0x80 {
 			plain = false
@@ -128,15 +150,20 @@ func (r *jsonCursor) str() (string, error) {
 		}
 	}
 	if r.i >= len(r.b) {
-		return "", r.errorf("a string without its end")
+		return nil, false, r.errorf("a string without its end")
 	}
 	r.i++
 	if plain {
-		return string(r.b[start+1 : r.i-1]), nil
+		return r.b[start+1 : r.i-1], true, nil
 	}
+	return r.b[start:r.i], false, nil
+}
+
+// decode decodes raw, a string as JSON writes it, as encoding/json decodes it.
+func (r *jsonCursor) decode(raw []byte) (string, error) {
 	var s string
-	if err := json.Unmarshal(r.b[start:r.i], &s); err != nil {
-		return "", fmt.Errorf("typed: JSON at byte %d: %w", start, err)
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("typed: JSON at byte %d: %w", r.i-len(raw), err)
 	}
 	return s, nil
 }

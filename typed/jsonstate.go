@@ -8,17 +8,17 @@ import "errors"
 // more words than each leaf keeps (for a log, its last instant and a pair for each entry its
 // policy can hold).
 func readStateJSON(data []byte, sp Spec) ([][]int64, error) {
-	var leaves []Spec
-	sp.leaves(func(l Spec) { leaves = append(leaves, l) })
+	most := make([]int64, 0, sp.countLeaves()) // the words each leaf may hold
+	sp.leaves(func(l Spec) { most = append(most, mostWords(l)) })
 	r := jsonCursor{b: data}
 	var ws [][]int64
 	more, err := r.open('[')
 	for more && err == nil {
-		if len(ws) == len(leaves) {
-			return nil, corruptf("state holds more leaves than the policy's %d", len(leaves))
+		if len(ws) == len(most) {
+			return nil, corruptf("state holds more leaves than the policy's %d", len(most))
 		}
 		var w []int64
-		if w, err = stateWords(&r, leaves[len(ws)]); err == nil {
+		if w, err = stateWords(&r, most[len(ws)]); err == nil {
 			ws = append(ws, w)
 			more, err = r.next(']')
 		}
@@ -35,20 +35,24 @@ func readStateJSON(data []byte, sp Spec) ([][]int64, error) {
 	return ws, nil
 }
 
-// stateWords reads the array of a leaf's words, which holds at most what the leaf keeps.
-func stateWords(r *jsonCursor, leaf Spec) ([]int64, error) {
-	k := leaf.Algo.kind()
-	most := int64(k.nwords())
-	if k.isLog() {
-		most = 1 + 2*maxEntries(leaf)
+// mostWords is the most words the state of leaf holds: its algorithm's, or for a log its last
+// instant and a pair for each entry its policy can hold.
+func mostWords(leaf Spec) int64 {
+	if k := leaf.Algo.kind(); !k.isLog() {
+		return int64(k.nwords())
 	}
+	return 1 + 2*maxEntries(leaf)
+}
+
+// stateWords reads the array of a leaf's words, which holds at most most.
+func stateWords(r *jsonCursor, most int64) ([]int64, error) {
 	more, err := r.open('[')
 	if err != nil || !more {
 		return nil, err
 	}
 	n := values(r.b[r.i:])
 	if n > most {
-		return nil, corruptf("%s state holds %d words, more than its policy's %d", leaf.Algo, n, most)
+		return nil, corruptf("a leaf's state holds %d words, more than its policy's %d", n, most)
 	}
 	w := make([]int64, 0, n)
 	for more && err == nil {

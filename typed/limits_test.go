@@ -210,8 +210,8 @@ func TestJSONStateLimits(t *testing.T) {
 		data []byte
 		says string
 	}{
-		"entries":      {doc("sliding 5/s", log(6)), "sliding state holds 13 words, more than its policy's 11"},
-		"words":        {doc("gcra 1/s", "[0,0,0,0]"), "gcra state holds 4 words, more than its policy's 3"},
+		"entries":      {doc("sliding 5/s", log(6)), "a leaf's state holds 13 words, more than its policy's 11"},
+		"words":        {doc("gcra 1/s", "[0,0,0,0]"), "a leaf's state holds 4 words, more than its policy's 3"},
 		"leaves":       {doc("gcra 1/s", "[0,0,0],[0,0,0]"), "state holds more leaves than the policy's 1"},
 		"not a number": {doc("finite 3", `["3"]`), "expected a whole number"},
 		"a fraction":   {doc("finite 3", `[3.0]`), "expected a whole number"},

@@ -120,7 +120,7 @@ func parseText(text string) (Spec, *parser, error) {
 	if err == nil && p.peek().kind != tEnd {
 		err = p.expected("'&', '|' or the end")
 	}
-	return sp, p, err
+	return sp, &p, err
 }
 
 // bareAlgo is the algorithm of a limit written without one: a bare rate ("100/min") is the

@@ -43,8 +43,8 @@ type valueErr struct {
 	paramProblem   string // what is wrong, as a *numerus.ParamError says it
 }
 
-func newParser(text string, want int) *parser {
-	return &parser{lexer: newLexer(text), want: want}
+func newParser(text string, want int) parser {
+	return parser{lexer: newLexer(text), want: want}
 }
 
 func (p *parser) peek() token { return p.tok }

@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -108,8 +109,8 @@ func (r *specReader) object(path string, depth int) (Spec, error) {
 	var f specFields
 	more, err := r.open('{')
 	for more && err == nil {
-		var key string
-		if key, err = r.str(); err == nil {
+		var key []byte
+		if key, err = r.name(); err == nil {
 			err = r.token(':')
 		}
 		if err == nil {
@@ -127,29 +128,30 @@ func (r *specReader) object(path string, depth int) (Spec, error) {
 
 // field reads the value of the field key, matched as encoding/json matches names; null leaves a
 // field as it is.
-func (r *specReader) field(f *specFields, key, path string, depth int) error {
+func (r *specReader) field(f *specFields, key []byte, path string, depth int) error {
 	if r.null() {
 		return nil
 	}
 	var err error
+	is := func(name string) bool { return bytes.EqualFold(key, []byte(name)) }
 	switch {
-	case strings.EqualFold(key, "algo"):
+	case is("algo"):
 		f.algo, err = r.str()
-	case strings.EqualFold(key, "limit"):
+	case is("limit"):
 		f.limit, err = r.str()
-	case strings.EqualFold(key, "burst"):
+	case is("burst"):
 		f.burst, err = r.whole()
-	case strings.EqualFold(key, "in"):
+	case is("in"):
 		f.in, err = r.whole()
-	case strings.EqualFold(key, "and"):
+	case is("and"):
 		f.and, err = r.children(path, depth)
-	case strings.EqualFold(key, "or"):
+	case is("or"):
 		f.or, err = r.children(path, depth)
 	default:
-		return errors.New("typed: unknown field " + strconv.Quote(key) + " in a spec")
+		return errors.New("typed: unknown field " + strconv.Quote(string(key)) + " in a spec")
 	}
 	if err != nil && !errors.As(err, new(*numerus.ParamError)) && !errors.Is(err, ErrSyntax) {
-		return paramError(path, strings.ToLower(key), err.Error())
+		return paramError(path, strings.ToLower(string(key)), err.Error())
 	}
 	return err
 }
