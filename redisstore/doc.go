@@ -48,7 +48,9 @@
 //     above 2^53, a sliding log's limit above 2^50 (its running count must stay exact);
 //   - a sliding counter whose limit·window (in µs) exceeds 2^53: at most 104,249 a day, or
 //     2,501,999 an hour;
-//   - a tree nested deeper than 32 levels, or a node of more than 1000 children.
+//   - a tree past the limits that package typed holds every policy to (see its doc): nested
+//     deeper than 32 levels, a node of more than 1,000 children, more than 1,000 leaves in all.
+//     typed.Compile refuses such a policy first; the store and its script check them again.
 //
 // The store refuses likewise, before any server call, a request whose cost is below 1 or above
 // the policy's capacity (keyed.Limiter never sends one), and an instant before 1970 or after 2112.

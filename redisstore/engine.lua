@@ -42,7 +42,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     local k = toks[i]
     if k == '&' or k == '|' then
       local n, j = tonumber(toks[i + 1]), i + 2
-      if depth >= 32 or not int(n, 1, 1000) then return nil end
+      if depth >= MAXDEPTH or not int(n, 1, MAXKIDS) then return nil end
       local nd = { k = k, c = {}, lo = #leaves + 1, leaves = leaves }
       for c = 1, n do
         nd.c[c], j = node(toks, j, leaves, depth + 1)
@@ -63,6 +63,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     if not (int(x, 0, MAXI) and (m < 2 or int(y, 0, MAXI)) and (m < 3 or int(z, 0, MAXI))) then return nil end
     if m < 3 then z = nil end
     if m < 2 then y = nil end
+    if #leaves >= MAXLEAVES then return nil end
     local l = leafOf(k, #leaves + 1, x, y, z)
     if not l then return nil end
     leaves[l.i] = l
@@ -174,7 +175,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
   end
 
   -- CHUNK is the most words a command takes from unpack here: Lua's stack holds about 8,000, and a
-  -- policy may have more leaves, a log more entries to drop at once.
+  -- log may have more entries to drop at once (a policy has at most MAXLEAVES leaves).
   local CHUNK = 4000
 
   -- hmget reads the fields fs of the key, CHUNK at a time: their values in order, or the error of

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -17,8 +18,6 @@ const (
 	maxLog     = 1 << 50 // the largest limit of a sliding log, whose running count (rebased once past 2^50) then stays below 3·2^50
 	maxSpan    = 1 << 51 // µs: the longest refill or window (about 71 years)
 	maxInstant = 1 << 52 // µs since the epoch: the latest time (the year 2112)
-	maxDepth   = 32      // nesting of And and Or, as package typed allows
-	maxKids    = 1000    // children of one And or Or
 	maxCached  = 1024    // compiled policies a Store keeps
 )
 
@@ -66,14 +65,15 @@ func compile(p typed.Policy, minTTL string) (*program, error) {
 		return nil, &numerus.ParamError{Param: "policy", Problem: "is the zero typed.Policy: compile one with typed.Compile"}
 	}
 	var toks []string
-	if err := encode(&toks, p.Spec(), "", 0); err != nil {
+	leaves := 0
+	if err := encode(&toks, p.Spec(), "", 0, &leaves); err != nil {
 		return nil, err
 	}
 	ttl, err := strconv.ParseInt(minTTL, 10, 64)
 	if err != nil {
 		return nil, err
 	}
-	pr := &program{text: strings.Join(toks, " "), consts: pack(ttl, toks), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, leaves: leaves(toks)}
+	pr := &program{text: strings.Join(toks, " "), consts: pack(ttl, toks), limit: p.Status(p.Fresh(), time.Unix(0, 0)).Limit, leaves: leaves}
 	return pr, nil
 }
 
@@ -101,23 +101,18 @@ func pack(ttl int64, toks []string) string {
 	return string(b)
 }
 
-// leaves counts the leaves of the policy of tokens toks: its tokens of a kind letter.
-func leaves(toks []string) int {
-	n := 0
-	for _, t := range toks {
-		if len(t) == 1 && t[0] >= 'a' && t[0] <= 'z' {
-			n++
-		}
-	}
-	return n
-}
-
-// encode appends the tokens of sp, whose path in the tree is path, at depth depth.
-func encode(toks *[]string, sp typed.Spec, path string, depth int) error {
+// encode appends the tokens of sp, whose path in the tree is path, at depth depth, counting its
+// leaves into *leaves. It holds the policy to the limits that package typed holds every policy to
+// (see its doc), which bound the script's work and its text.
+func encode(toks *[]string, sp typed.Spec, path string, depth int, leaves *int) error {
 	switch sp.Algo {
 	case typed.AlgoAnd, typed.AlgoOr:
-		if depth >= maxDepth || len(sp.Of) > maxKids {
-			return &numerus.ParamError{Param: path + "of", Problem: "nests too deeply or holds too many specs for the script"}
+		switch {
+		case depth >= limits.Depth:
+			return &numerus.ParamError{Param: path + "of", Problem: "nests more than " + strconv.Itoa(limits.Depth) + " levels, the limit"}
+		case len(sp.Of) > limits.Children:
+			return &numerus.ParamError{Param: path + "of", Problem: "holds " + strconv.Itoa(len(sp.Of)) +
+				" specs, more than the limit of " + strconv.Itoa(limits.Children)}
 		}
 		op := "&"
 		if sp.Algo == typed.AlgoOr {
@@ -125,11 +120,16 @@ func encode(toks *[]string, sp typed.Spec, path string, depth int) error {
 		}
 		*toks = append(*toks, op, strconv.Itoa(len(sp.Of)))
 		for i, c := range sp.Of {
-			if err := encode(toks, c, path+"of["+strconv.Itoa(i)+"].", depth+1); err != nil {
+			if err := encode(toks, c, path+"of["+strconv.Itoa(i)+"].", depth+1, leaves); err != nil {
 				return err
 			}
 		}
 		return nil
+	}
+	if *leaves++; *leaves > limits.Leaves {
+		return &numerus.ParamError{Param: "of", Problem: "holds more than " + strconv.Itoa(limits.Leaves) + " leaves in all, the limit"}
+	}
+	switch sp.Algo {
 	case typed.AlgoGCRA, typed.AlgoToken, typed.AlgoLeaky:
 		return encodeBucket(toks, sp, path)
 	case typed.AlgoFinite:

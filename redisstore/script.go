@@ -12,12 +12,15 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/redis/go-redis/v9"
 )
 
 // The script, in three files: the plain path with the leaves' algorithms, the engine of trees,
-// logs and policy changes, and the main part (see plain.lua).
+// logs and policy changes, and the main part (see plain.lua), after the limits on a policy's size
+// that every layer of numerus shares (see internal/limits), which the engine checks a policy's
+// text against.
 var (
 	//go:embed plain.lua
 	plainLua string
@@ -26,7 +29,9 @@ var (
 	//go:embed main.lua
 	mainLua string
 
-	engineSource = plainLua + "\n" + engineLua + "\n" + mainLua
+	limitsLua = "local MAXDEPTH, MAXKIDS, MAXLEAVES = " + strconv.Itoa(limits.Depth) + ", " +
+		strconv.Itoa(limits.Children) + ", " + strconv.Itoa(limits.Leaves) + "\n"
+	engineSource = limitsLua + plainLua + "\n" + engineLua + "\n" + mainLua
 )
 
 // ErrCorrupt is matched (with errors.Is) by the error of a check that found a subject's key in a

@@ -3,6 +3,8 @@ package typed
 import (
 	"encoding/binary"
 	"time"
+
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // Version is the format version that snapshots and states are written in: their first byte.
@@ -52,10 +54,12 @@ func appendWords(b []byte, k kind, w []int64) []byte {
 }
 
 // decoder reads what appendSpec and appendWords wrote. The first problem sticks in err; reads
-// after it return zeros.
+// after it return zeros. It checks every count it reads against the limits (see Limits in the
+// package doc) and the bytes left before it allocates for what the count claims.
 type decoder struct {
-	b   []byte
-	err error
+	b      []byte
+	err    error
+	leaves int // leaves read
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -102,9 +106,6 @@ func (d *decoder) count(per int) int {
 }
 
 func (d *decoder) spec(depth int) Spec {
-	if depth > maxDepth {
-		d.fail("policy nests more than %d levels", maxDepth)
-	}
 	k := kind(d.byte())
 	if d.err != nil {
 		return Spec{}
@@ -114,19 +115,15 @@ func (d *decoder) spec(depth int) Spec {
 		return Spec{}
 	}
 	sp := Spec{Algo: k.algo()}
-	switch {
-	case k.inner():
-		// Grown as children are read: a count only bounds them by the bytes left, and nested
-		// counts that each claim most of the input would otherwise allocate its size over again
-		// at every level.
-		for range d.count(2) {
-			if d.err != nil {
-				break
-			}
-			sp.Of = append(sp.Of, d.spec(depth+1))
-		}
+	if k.inner() {
+		sp.Of = d.children(k, depth)
 		return sp
-	case k == kindFinite:
+	}
+	if d.leaves++; d.leaves > limits.Leaves {
+		d.fail("policy %s", tooManyLeaves())
+		return Spec{}
+	}
+	if k == kindFinite {
 		sp.Count = d.varint()
 		return sp
 	}
@@ -140,7 +137,36 @@ func (d *decoder) spec(depth int) Spec {
 	return sp
 }
 
-// words reads the words of each leaf of sp, in pre-order.
+// children reads the children of an inner node of kind k at depth.
+func (d *decoder) children(k kind, depth int) []Spec {
+	if depth >= limits.Depth {
+		d.fail("policy %s", tooDeep())
+		return nil
+	}
+	n := d.count(2)
+	switch {
+	case d.err != nil:
+		return nil
+	case n > limits.Children:
+		d.fail("%s %s", k.algo(), tooWide())
+		return nil
+	case n < 2:
+		d.fail("%s %s", k.algo(), tooFew(n))
+		return nil
+	}
+	// Grown as children are read: a count only bounds them by the bytes left, and nested counts
+	// that each claim most of the input would otherwise allocate its size over again at every level.
+	var of []Spec
+	for range n {
+		if of = append(of, d.spec(depth+1)); d.err != nil {
+			return nil
+		}
+	}
+	return of
+}
+
+// words reads the words of each leaf of sp, in pre-order. A log's count of entries is checked
+// against what its policy can hold before any is read.
 func (d *decoder) words(sp Spec) [][]int64 {
 	var ws [][]int64
 	sp.leaves(func(l Spec) {
@@ -148,14 +174,26 @@ func (d *decoder) words(sp Spec) [][]int64 {
 			return
 		}
 		k := l.Algo.kind()
-		n := k.nwords()
-		var w []int64
-		if k.isLog() {
-			w = append(w, d.varint())
-			n = 2 * d.count(2)
+		if !k.isLog() {
+			w := make([]int64, k.nwords())
+			for i := range w {
+				w[i] = d.varint()
+			}
+			ws = append(ws, w)
+			return
 		}
-		for range n {
-			w = append(w, d.varint())
+		last := d.varint()
+		n := d.count(2)
+		if limit := maxEntries(l); int64(n) > limit {
+			d.fail("%s log holds %d entries, more than its policy's %d", l.Algo, n, limit)
+		}
+		if d.err != nil {
+			return
+		}
+		w := make([]int64, 1+2*n)
+		w[0] = last
+		for i := range 2 * n {
+			w[1+i] = d.varint()
 		}
 		ws = append(ws, w)
 	})

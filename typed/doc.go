@@ -84,8 +84,11 @@
 //	count 50/10s                         the sliding window counter
 //	500/7d                               at most 500 in any week
 //
-// A text that does not follow the grammar gives a [*SyntaxError] naming the column and what was
-// expected ("typed: column 4: expected a unit such as s, min or h, found \"x\"").
+// Every error of [Parse] is a [*SyntaxError] that names the column of the text at fault and says
+// what was wrong there in the notation's words: "typed: column 4: expected a unit such as s, min
+// or h, found \"x\"" for a token out of place, "typed: column 9: finite takes no period" or
+// "typed: column 1: the count must be at least 1" for a value or a parameter, which also matches
+// numerus.ErrInvalidArgument.
 //
 // A [Spec] is also JSON for configuration files: {"algo":"gcra","limit":"10/s","burst":5},
 // {"limit":"100/min"} (without algo, as the notation reads it: the sliding log),
@@ -130,11 +133,11 @@
 // policy as written ([Policy.DecodeState]).
 //
 // Decoders validate everything: an unknown version, truncated input or trailing bytes, an invalid
-// policy, a policy of another shape than the type decoded into ([ErrMismatch]), and any state the
-// policy could never reach (tokens above capacity, a TAT further ahead than the burst allows, a
-// count above the limit, log entries out of order or beyond the limit) are errors matching
-// [ErrCorrupt]. A decoder never panics and never yields a limiter that admits more than its
-// policy.
+// policy or one past the limits (see Limits), a policy of another shape than the type decoded into
+// ([ErrMismatch]), and any state the policy could never reach (tokens above capacity, a TAT
+// further ahead than the burst allows, a count above the limit, log entries out of order or beyond
+// the limit) are errors matching [ErrCorrupt]. A decoder never panics and never yields a limiter
+// that admits more than its policy.
 //
 // Versioning rule: a new format gets a new version byte; readers keep reading every older version
 // exactly as before, so a snapshot once written stays readable. The golden files under testdata
@@ -195,12 +198,34 @@
 // Typed limiters, Policies and States are values, safe to share between goroutines; a store that
 // keeps a State per subject serializes its own updates.
 //
+// # Limits
+//
+// Every reader of a policy holds it to the same limits, which no policy written by hand comes near
+// and which keep a reader's work and memory in proportion to its input:
+//
+//	children  an And or Or holds at most 1,000 children: "&" or "|" joins at most 1,000
+//	leaves    a policy holds at most 1,000 leaves (limits, in the notation) in all
+//	depth     And and Or nest at most 32 levels deep; so do the notation's parentheses
+//	text      the notation and the JSON form of a spec take at most 128 KiB, which every
+//	          valid spec's String and JSON fit in
+//
+// A snapshot or a State holds no more than its policy can: a sliding log at most its limit of
+// entries (a bucketed one, one entry a sub-window). [Spec.Validate] (and so [Compile] and
+// [FromSpec]), [Parse], [Spec.UnmarshalJSON], every snapshot and state decoder, and the Redis
+// store's CheckPolicy check them before they allocate for what they bound, each as it reads its
+// input. Past a limit, Validate and the JSON reader of a spec return a *numerus.ParamError that
+// names it, Parse a [*SyntaxError] that matches one too, and the decoders an error matching
+// [ErrCorrupt]. Whatever its input, a decoder takes time linear in it and allocates at most about
+// ten times its size, beside the policy it returns, which the limits bound: reading and compiling
+// one of 1,000 leaves allocates under 1 MB, though its snapshot may take only 3 KB.
+//
 // # Errors
 //
 // Constructors and [Spec.Validate] return a *numerus.ParamError (matching
 // numerus.ErrInvalidArgument) naming the parameter; decoders return errors matching [ErrCorrupt]
-// or [ErrMismatch]; Parse returns a [*SyntaxError] (matching [ErrSyntax]). Only a debit cost below
-// 1 panics, as in package numerus.
+// or [ErrMismatch]; Parse returns a [*SyntaxError] (matching [ErrSyntax]) naming the column, which
+// for a value, a parameter or a limit also matches the *numerus.ParamError naming it. Only a debit
+// cost below 1 panics, as in package numerus.
 //
 // # Performance
 //

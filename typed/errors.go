@@ -17,25 +17,43 @@ var ErrCorrupt = errors.New("typed: corrupt snapshot")
 // another policy.
 var ErrMismatch = errors.New("typed: policy does not match")
 
-// ErrSyntax is matched by every error of [Parse] for text that does not follow the notation.
+// ErrSyntax is matched by every error of [Parse]: a text that does not follow the notation, or
+// whose values cannot make a limiter.
 var ErrSyntax = errors.New("typed: syntax error")
 
-// SyntaxError says where the notation went wrong: the column (counted in characters from 1) and
-// what was expected there. It matches ErrSyntax. Parse fills every field; the zero SyntaxError
-// describes no position.
+// SyntaxError says where a text in the notation went wrong: the column (counted in characters
+// from 1) and what was wrong there. It matches ErrSyntax. For a token out of place, Expected and
+// Found say what the parser expected there and what it found; for a problem with a value, a
+// parameter or a limit on a policy's size they are empty, the error says what is wrong (as in
+// "typed: column 9: finite takes no period"), and it matches the *numerus.ParamError that names
+// the parameter too (and so numerus.ErrInvalidArgument). The zero SyntaxError describes no
+// position.
 type SyntaxError struct {
 	Column   int    // where the problem starts, from 1
 	Expected string // what the parser expected, as in "a unit such as s, min or h"
 	Found    string // what it found instead, quoted, or "the end"
+
+	problem string // what is wrong, when no token is out of place
+	cause   error  // what Unwrap returns, if not ErrSyntax: ErrSyntax and a *numerus.ParamError
 }
 
-// Error returns "typed: column <n>: expected <what>, found <what>".
+// Error returns "typed: column <n>: expected <what>, found <what>", or "typed: column <n>:
+// <problem>" for a problem with a value, a parameter or a limit.
 func (e *SyntaxError) Error() string {
+	if e.problem != "" {
+		return "typed: column " + strconv.Itoa(e.Column) + ": " + e.problem
+	}
 	return "typed: column " + strconv.Itoa(e.Column) + ": expected " + e.Expected + ", found " + e.Found
 }
 
-// Unwrap returns ErrSyntax.
-func (e *SyntaxError) Unwrap() error { return ErrSyntax }
+// Unwrap returns ErrSyntax, or for a problem with a value, a parameter or a limit an error that
+// matches both ErrSyntax and the *numerus.ParamError that names the parameter.
+func (e *SyntaxError) Unwrap() error {
+	if e.cause != nil {
+		return e.cause
+	}
+	return ErrSyntax
+}
 
 func corruptf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)

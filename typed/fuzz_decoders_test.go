@@ -235,9 +235,10 @@ func ReadSnapshotErr(data []byte) error {
 	return err
 }
 
-// FuzzSpecJSON feeds arbitrary text to Spec.UnmarshalJSON. It never panics, and a spec it reads
-// that is valid writes back (MarshalJSON, and String as a JSON string) to JSON that reads as the
-// same spec, and compiles.
+// FuzzSpecJSON feeds arbitrary text to Spec.UnmarshalJSON. It never panics, what it reads called
+// directly is valid JSON (its reader is its own, not encoding/json's), and a spec it reads that
+// is valid writes back (MarshalJSON, and String as a JSON string) to JSON that reads as the same
+// spec, and compiles.
 func FuzzSpecJSON(f *testing.F) {
 	for _, s := range []string{`"10/s burst 20 & window 1000/h"`, `{"algo":"gcra","limit":"10/s","burst":5}`,
 		`{"and":[{"algo":"window","limit":"5/s"},"sliding 4/2s"]}`, `{"or":["count 2/m",{"algo":"finite","limit":"3"}]}`,
@@ -246,6 +247,10 @@ func FuzzSpecJSON(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
+		var direct Spec
+		if direct.UnmarshalJSON([]byte(data)) == nil {
+			require.True(t, json.Valid([]byte(data)), "read JSON that is not valid")
+		}
 		var sp Spec
 		if err := json.Unmarshal([]byte(data), &sp); err != nil || sp.Validate() != nil {
 			return

@@ -4,11 +4,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/numerus-closus/numerus/internal/kernel"
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // String writes sp in the notation that Parse reads back: Parse(sp.String()) equals sp for every
@@ -46,14 +45,23 @@ func (sp Spec) join(sep string) string {
 // Parse reads a policy written in the notation (see the package doc for its grammar), as in
 // "100/min", "10/s burst 20", "gcra 10/s burst 5 & window 1000/1h" or "5/s | 100/min", and
 // returns its validated Spec. A bare rate, such as "100/min", is the sliding log
-// ("sliding 100/m": at most 100 in any minute); one with a burst is a GCRA. A text that does not
-// follow the grammar gives a *SyntaxError (matching ErrSyntax) that names the column and what was
-// expected; a parameter that cannot make a limiter gives a *numerus.ParamError. Parse never
-// panics.
+// ("sliding 100/m": at most 100 in any minute); one with a burst is a GCRA. Parse never panics.
+//
+// Every error is a *SyntaxError that names the column of the text at fault, says what was wrong
+// there in the notation's words, and matches ErrSyntax. A token out of place gives "expected ...,
+// found ...", as in `typed: column 4: expected a unit such as s, min or h, found "x"`. A value or
+// a parameter that cannot make a limiter (a count of 0, a period of 0s, a burst given to a window,
+// buckets without "in", finite with a period), or a text past a limit on a policy's size (see
+// Limits in the package doc), gives what is wrong, as in "typed: column 1: the count must be at
+// least 1", and matches numerus.ErrInvalidArgument too: errors.As finds in it the
+// *numerus.ParamError that names the parameter by its path in the tree, as Validate names it
+// ("of[1].count"; "of" or "text" for a limit). Parse reads the whole text, checking its syntax and
+// its size, before it checks its values: a text with a token out of place, or past a limit,
+// reports that; any other, the first of its values at fault.
 func Parse(text string) (Spec, error) {
-	sp, err := parse(text)
+	sp, p, err := parseText(text)
 	if err == nil {
-		err = sp.Validate()
+		err = p.checkLeaves(text, sp)
 	}
 	if err != nil {
 		return Spec{}, err
@@ -61,192 +69,58 @@ func Parse(text string) (Spec, error) {
 	return sp, nil
 }
 
-// parse is Parse without Validate: the spec as written.
-func parse(text string) (Spec, error) {
-	toks, err := lex(text)
-	if err != nil {
-		return Spec{}, err
+// checkLeaves returns the error of the first value at fault in the limits of sp, read from text
+// by p, or nil.
+func (p *parser) checkLeaves(text string, sp Spec) error {
+	var err error
+	i := 0
+	sp.leaves(func(leaf Spec) {
+		if err == nil {
+			err = p.leafErr(text, sp, i, leaf)
+		}
+		i++
+	})
+	return err
+}
+
+// leafErr returns the error of the first value at fault in leaf, the limit i of sp: the value p
+// noted that the Spec could not hold, or one that Validate refuses, whichever comes first.
+func (p *parser) leafErr(text string, sp Spec, i int, leaf Spec) error {
+	var noted error
+	col := math.MaxInt
+	if p.note != nil && p.note.leaf == i {
+		noted, col = p.note.err(sp), p.note.col
 	}
-	p := parser{toks: toks}
-	sp, err := p.policy(0)
-	if err == nil && p.peek().kind != tEnd {
-		err = p.expected("'&', '|' or the end")
+	if _, err := compileLeaf(leaf, ""); err != nil {
+		if se := leafError(text, sp, i, leaf, err); se.Column < col {
+			return se
+		}
+	}
+	return noted
+}
+
+// parse is Parse without checking the parameters of the limits it reads: the spec as written,
+// within the limits on a policy's size, for a reader that validates it whole (Spec.UnmarshalJSON).
+func parse(text string) (Spec, error) {
+	sp, p, err := parseText(text)
+	if err == nil && p.note != nil {
+		err = p.note.err(sp)
 	}
 	return sp, err
 }
 
-type tokKind uint8
-
-const (
-	tEnd tokKind = iota
-	tNum
-	tWord
-	tSym
-)
-
-type token struct {
-	kind tokKind
-	text string
-	num  int64
-	col  int
-}
-
-// lex splits text into numbers, words and the symbols / & ; | ( ), skipping white space.
-func lex(text string) ([]token, error) {
-	var toks []token
-	col := 1
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		start, startCol := i, col
-		switch {
-		case unicode.IsSpace(r):
-			i, col = i+size, col+1
-			continue
-		case r >= '0' && r <= '9':
-			for i < len(text) && text[i] >= '0' && text[i] <= '9' {
-				i, col = i+1, col+1
-			}
-			n, err := strconv.ParseInt(text[start:i], 10, 64)
-			if err != nil {
-				return nil, &SyntaxError{Column: startCol, Expected: "a number below 2^63", Found: strconv.Quote(text[start:i])}
-			}
-			toks = append(toks, token{kind: tNum, text: text[start:i], num: n, col: startCol})
-		case unicode.IsLetter(r):
-			for i < len(text) {
-				r, size = utf8.DecodeRuneInString(text[i:])
-				if !unicode.IsLetter(r) {
-					break
-				}
-				i, col = i+size, col+1
-			}
-			toks = append(toks, token{kind: tWord, text: strings.ToLower(text[start:i]), col: startCol})
-		case strings.ContainsRune("/&;|()", r):
-			i, col = i+size, col+1
-			toks = append(toks, token{kind: tSym, text: text[start:i], col: startCol})
-		default:
-			return nil, &SyntaxError{Column: startCol, Expected: "a count, a word or one of / & | ; ( )", Found: strconv.QuoteRune(r)}
-		}
+// parseText reads text whole, syntax and limits, noting the first value the Spec cannot hold.
+func parseText(text string) (Spec, *parser, error) {
+	if len(text) > limits.Text {
+		return Spec{}, nil, paramSyntax(utf8.RuneCountInString(text[:limits.Text])+1, "a policy's text is at most "+
+			strconv.Itoa(limits.Text)+" bytes", "text", "is longer than "+strconv.Itoa(limits.Text)+" bytes, the limit")
 	}
-	return append(toks, token{kind: tEnd, col: col}), nil
-}
-
-type parser struct {
-	toks []token
-	i    int
-}
-
-func (p *parser) peek() token { return p.toks[p.i] }
-
-func (p *parser) next() token {
-	t := p.toks[p.i]
-	if t.kind != tEnd {
-		p.i++
+	p := newParser(text, -1)
+	sp, _, err := p.policy()
+	if err == nil && p.peek().kind != tEnd {
+		err = p.expected("'&', '|' or the end")
 	}
-	return t
-}
-
-func (p *parser) is(sym ...string) bool {
-	t := p.peek()
-	for _, s := range sym {
-		if (t.kind == tSym || t.kind == tWord) && t.text == s {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *parser) expected(what string) error {
-	t := p.peek()
-	found := "the end"
-	if t.kind != tEnd {
-		found = strconv.Quote(t.text)
-	}
-	return &SyntaxError{Column: t.col, Expected: what, Found: found}
-}
-
-// policy := term {"|" term}
-func (p *parser) policy(depth int) (Spec, error) {
-	return p.list(depth, AlgoOr, []string{"|"}, p.term)
-}
-
-// term := factor {("&" | ";") factor}
-func (p *parser) term(depth int) (Spec, error) {
-	return p.list(depth, AlgoAnd, []string{"&", ";"}, p.factor)
-}
-
-func (p *parser) list(depth int, algo Algo, seps []string, item func(int) (Spec, error)) (Spec, error) {
-	first, err := item(depth)
-	if err != nil || !p.is(seps...) {
-		return first, err
-	}
-	sp := Spec{Algo: algo, Of: []Spec{first}}
-	for p.is(seps...) {
-		p.next()
-		c, err := item(depth)
-		if err != nil {
-			return Spec{}, err
-		}
-		sp.Of = append(sp.Of, c)
-	}
-	return sp, nil
-}
-
-// factor := "(" policy ")" | limit
-func (p *parser) factor(depth int) (Spec, error) {
-	if !p.is("(") {
-		return p.limit()
-	}
-	if depth >= maxDepth {
-		return Spec{}, p.expected("at most " + strconv.Itoa(maxDepth) + " nested parentheses")
-	}
-	p.next()
-	sp, err := p.policy(depth + 1)
-	if err != nil {
-		return Spec{}, err
-	}
-	if !p.is(")") {
-		return Spec{}, p.expected("')'")
-	}
-	p.next()
-	return sp, nil
-}
-
-// limit := [algo] count ["/" [int] unit] ["burst" int] ["in" int]
-func (p *parser) limit() (Spec, error) {
-	sp := Spec{Algo: AlgoGCRA}
-	countWhat := "a limit such as 10/s, or '('"
-	named := false
-	if t := p.peek(); t.kind == tWord {
-		if Algo(t.text).kind() == kindNone || Algo(t.text).kind().inner() {
-			return Spec{}, p.expected("an algorithm (gcra, token, leaky, finite, window, sliding, buckets, count) or a count")
-		}
-		sp.Algo, countWhat, named = Algo(p.next().text), "a count", true
-	}
-	var err error
-	if sp.Count, err = p.number(countWhat); err != nil {
-		return Spec{}, err
-	}
-	if sp.Algo != AlgoFinite {
-		if sp.Period, err = p.period(); err != nil {
-			return Spec{}, err
-		}
-	}
-	if p.is("burst") {
-		p.next()
-		if sp.Burst, err = p.positive("a burst size of at least 1"); err != nil {
-			return Spec{}, err
-		}
-	}
-	if p.is("in") {
-		p.next()
-		if sp.In, err = p.positive("a number of sub-windows of at least 1"); err != nil {
-			return Spec{}, err
-		}
-	}
-	if !named {
-		sp.Algo = bareAlgo(sp)
-	}
-	return sp, nil
+	return sp, &p, err
 }
 
 // bareAlgo is the algorithm of a limit written without one: a bare rate ("100/min") is the
@@ -257,50 +131,4 @@ func bareAlgo(sp Spec) Algo {
 		return AlgoSliding
 	}
 	return AlgoGCRA
-}
-
-func (p *parser) number(what string) (int64, error) {
-	if p.peek().kind != tNum {
-		return 0, p.expected(what)
-	}
-	return p.next().num, nil
-}
-
-// positive reads a number written only when it matters: zero would read back as absent.
-func (p *parser) positive(what string) (int64, error) {
-	if t := p.peek(); t.kind == tNum && t.num == 0 {
-		return 0, p.expected(what)
-	}
-	return p.number(what)
-}
-
-// period := "/" [int] unit
-func (p *parser) period() (time.Duration, error) {
-	if !p.is("/") {
-		return 0, p.expected("'/' and a period, as in 10/s")
-	}
-	p.next()
-	mult, col := int64(1), p.peek().col
-	if p.peek().kind == tNum {
-		mult = p.next().num
-	}
-	t := p.peek()
-	unit, ok := units[t.text]
-	if t.kind != tWord || !ok {
-		return 0, p.expected("a unit such as s, min or h")
-	}
-	p.next()
-	if mult > math.MaxInt64/unit {
-		return 0, &SyntaxError{Column: col, Expected: "a period below 292 years", Found: strconv.Quote(itoa(mult) + t.text)}
-	}
-	return time.Duration(mult * unit), nil
-}
-
-// units are the words a period may be written in, lower case.
-var units = map[string]int64{
-	"ns": 1, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6,
-	"s": 1e9, "sec": 1e9, "second": 1e9, "seconds": 1e9,
-	"m": 60e9, "min": 60e9, "minute": 60e9, "minutes": 60e9,
-	"h": 3600e9, "hour": 3600e9, "hours": 3600e9,
-	"d": 86400e9, "day": 86400e9, "days": 86400e9,
 }

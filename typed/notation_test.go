@@ -1,12 +1,9 @@
 package typed
 
 import (
-	"errors"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/numerus-closus/numerus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -65,66 +62,6 @@ func TestParseUnits(t *testing.T) {
 		sp, err := Parse("7/2" + unit)
 		require.NoError(t, err, unit)
 		assert.Equal(t, 2*d, sp.Period, unit)
-	}
-}
-
-func TestParseErrors(t *testing.T) {
-	cases := []struct {
-		text     string
-		column   int
-		expected string
-	}{
-		{"", 1, "a limit such as 10/s"},
-		{"10/x", 4, "a unit such as s, min or h"},
-		{"gcra 10/s burst", 16, "a burst size"},
-		{"10 s", 4, "'/' and a period"},
-		{"10/s & (5/m", 12, "')'"},
-		{"10/s 5", 6, "'&', '|' or the end"},
-		{"tokens 10/s", 1, "an algorithm"},
-		{"10/s &", 7, "a limit such as 10/s"},
-		{"10/s # 5/m", 6, "a count, a word or one of"},
-		{"99999999999999999999/s", 1, "a number below 2^63"},
-		{"10/999999999999d", 4, "a period below 292 years"},
-		{"finite 5/s", 9, "'&', '|' or the end"},
-		{"10/s burst x", 12, "a burst size"},
-		{"10/s burst 0", 12, "a burst size of at least 1"},
-		{"sliding 10/s in 0", 17, "sub-windows of at least 1"},
-		{strings.Repeat("(", 40) + "1/s" + strings.Repeat(")", 40), 33, "at most 32 nested parentheses"},
-		{"10/ß", 4, "a unit such as s, min or h"},
-		{"10/µs burst x", 13, "a burst size"},     // columns count runes, not bytes
-		{"10/s\u00a0burst x", 12, "a burst size"}, // a space of two bytes is one column
-		{"and 10/s", 1, "an algorithm"},
-		{"or 10/s", 1, "an algorithm"},
-	}
-	for _, c := range cases {
-		_, err := Parse(c.text)
-		require.ErrorIs(t, err, ErrSyntax, c.text)
-		var se *SyntaxError
-		require.True(t, errors.As(err, &se), c.text)
-		assert.Equal(t, c.column, se.Column, "%q: %v", c.text, err)
-		assert.Contains(t, se.Expected, c.expected, c.text)
-	}
-	_, err := Parse("10/x")
-	assert.EqualError(t, err, `typed: column 4: expected a unit such as s, min or h, found "x"`)
-}
-
-func TestParseValidates(t *testing.T) {
-	for text, param := range map[string]string{
-		"0/s":                          "count",
-		"10/0s":                        "period",
-		"window 5/s burst 2":           "burst",
-		"buckets 5/s":                  "in",
-		"buckets 6/s in 7":             "in",
-		"gcra 5/s in 2":                "in",
-		"1/s & window 0/s":             "of[1].count",
-		"1/s | (1/s & 0/s)":            "of[1].of[1].count",
-		"gcra 1/d burst 9999999999999": "burst",
-	} {
-		_, err := Parse(text)
-		require.ErrorIs(t, err, numerus.ErrInvalidArgument, text)
-		var pe *numerus.ParamError
-		require.True(t, errors.As(err, &pe), text)
-		assert.Equal(t, param, pe.Param, text)
 	}
 }
 

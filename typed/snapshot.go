@@ -66,7 +66,7 @@ func restoreInto[L Limiter[L]](dst *L, sp Spec, ws [][]int64) error {
 	return nil
 }
 
-// snapshotDoc is the JSON form of a snapshot.
+// snapshotDoc is the JSON form of a snapshot, as it is written.
 type snapshotDoc struct {
 	Version int       `json:"version"`
 	Policy  Spec      `json:"policy"`
@@ -82,29 +82,39 @@ func snapshotJSON[L Limiter[L]](l L) ([]byte, error) {
 }
 
 func readSnapshotJSON[L Limiter[L]](dst *L, data []byte) error {
-	doc, err := decodeDoc(data)
+	sp, ws, err := decodeDoc(data)
 	if err != nil {
 		return err
 	}
-	return restoreInto(dst, doc.Policy, doc.State)
+	return restoreInto(dst, sp, ws)
 }
 
-// decodeDoc reads a JSON snapshot and validates its version and policy.
-func decodeDoc(data []byte) (snapshotDoc, error) {
+// snapshotIn is a JSON snapshot as it is read: the state is read once the policy is, and
+// against it.
+type snapshotIn struct {
+	Version int             `json:"version"`
+	Policy  Spec            `json:"policy"`
+	State   json.RawMessage `json:"state"`
+}
+
+// decodeDoc reads a JSON snapshot, validates its version and policy (as Spec.UnmarshalJSON does),
+// and reads its state against the policy.
+func decodeDoc(data []byte) (Spec, [][]int64, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var doc snapshotDoc
+	var doc snapshotIn
 	if err := dec.Decode(&doc); err != nil {
-		return doc, corruptWrap(err)
+		return Spec{}, nil, corruptWrap(err)
 	}
 	if rest(data, dec) {
-		return doc, corruptf("data after the snapshot")
+		return Spec{}, nil, corruptf("data after the snapshot")
 	}
 	if doc.Version != Version {
-		return doc, corruptf("unknown version %d", doc.Version)
+		return Spec{}, nil, corruptf("unknown version %d", doc.Version)
 	}
-	doc.Policy = doc.Policy.legacy()
-	return doc, nil
+	sp := doc.Policy.legacy()
+	ws, err := readStateJSON(doc.State, sp)
+	return sp, ws, err
 }
 
 // rest reports whether data holds more than JSON white space after what dec decoded: dec.More
@@ -178,11 +188,11 @@ func ReadSnapshot(data []byte) (Policy, State, error) {
 
 // ReadSnapshotJSON is ReadSnapshot for the JSON form of a snapshot.
 func ReadSnapshotJSON(data []byte) (Policy, State, error) {
-	doc, err := decodeDoc(data)
+	sp, ws, err := decodeDoc(data)
 	if err != nil {
 		return Policy{}, State{}, err
 	}
-	return policyState(doc.Policy, doc.State)
+	return policyState(sp, ws)
 }
 
 func policyState(sp Spec, ws [][]int64) (Policy, State, error) {

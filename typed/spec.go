@@ -6,6 +6,7 @@ import (
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/kernel"
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // Algo names an algorithm of a [Spec] leaf, or the composition of an inner node. Its values are
@@ -84,40 +85,42 @@ type Spec struct {
 	Of []Spec
 }
 
-// maxDepth bounds how deeply specs nest, in every reader, so bad input cannot exhaust the stack.
-const maxDepth = 32
-
 // Validate returns nil if sp can make a limiter, and otherwise a *numerus.ParamError (matching
 // numerus.ErrInvalidArgument) that names the parameter, with its path in the tree, as in
-// "of[1].burst". It never panics.
-func (sp Spec) Validate() error { return sp.validate("", 0) }
-
-func (sp Spec) validate(path string, depth int) error {
-	if depth > maxDepth {
-		return paramError(path, "of", "nests more than "+strconv.Itoa(maxDepth)+" levels")
-	}
-	k := sp.Algo.kind()
-	if k == kindNone {
-		return paramError(path, "algo", "must be one of gcra, token, leaky, finite, window, sliding, buckets, count, and, or; got "+strconv.Quote(string(sp.Algo)))
-	}
-	if !k.inner() {
-		_, err := compileLeaf(sp, path)
+// "of[1].burst". It checks the limits on a policy's size first (see Limits in the package doc),
+// and so visits no more of sp than they allow. It never panics.
+func (sp Spec) Validate() error {
+	leaves := 0
+	if err := sp.shape(0, &leaves); err != nil {
 		return err
 	}
-	if len(sp.Of) < 2 {
-		return paramError(path, "of", "must hold at least two specs, got "+strconv.Itoa(len(sp.Of)))
+	if leaves > limits.Leaves {
+		return paramError("", "of", tooManyLeaves())
+	}
+	return sp.validate()
+}
+
+// validate checks the parameters of sp, whose shape is valid; an error names the parameter from sp.
+func (sp Spec) validate() error {
+	k := sp.Algo.kind()
+	if k == kindNone {
+		return paramError("", "algo", "must be one of gcra, token, leaky, finite, window, sliding, buckets, count, and, or; got "+strconv.Quote(string(sp.Algo)))
+	}
+	if !k.inner() {
+		_, err := compileLeaf(sp, "")
+		return err
 	}
 	for _, f := range []struct {
 		param string
 		set   bool
 	}{{"count", sp.Count != 0}, {"period", sp.Period != 0}, {"burst", sp.Burst != 0}, {"in", sp.In != 0}} {
 		if f.set {
-			return paramError(path, f.param, "is not taken by "+string(sp.Algo)+", which combines its specs")
+			return paramError("", f.param, "is not taken by "+string(sp.Algo)+", which combines its specs")
 		}
 	}
 	for i, c := range sp.Of {
-		if err := c.validate(path+"of["+strconv.Itoa(i)+"].", depth+1); err != nil {
-			return err
+		if err := c.validate(); err != nil {
+			return within(i, err)
 		}
 	}
 	return nil

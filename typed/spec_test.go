@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -123,21 +124,25 @@ func TestSpecJSONRoundTrip(t *testing.T) {
 }
 
 // TestSpecJSONDepth: the JSON reader takes specs as deep as Validate does and rejects deeper ones
-// itself, naming the parameter, before encoding/json reads them level by level (which took
-// seconds for a 49 KB snapshot nested 4,900 levels deep).
+// itself, naming the parameter, before it reads below the limit (encoding/json, reading level by
+// level, took seconds for a 49 KB snapshot nested 4,900 levels deep); a text longer than the
+// limit on its size is refused before it is read.
 func TestSpecJSONDepth(t *testing.T) {
 	nest := func(n int) []byte {
 		return []byte(strings.Repeat(`{"and":[{"limit":"1/s"},`, n) + `{"limit":"2/s"}` + strings.Repeat(`]}`, n))
 	}
 	var sp Spec
-	require.NoError(t, json.Unmarshal(nest(maxDepth), &sp))
+	require.NoError(t, json.Unmarshal(nest(limits.Depth), &sp))
 	require.NoError(t, sp.Validate())
-	for _, n := range []int{maxDepth + 1, 4900} {
+	for _, n := range []int{limits.Depth + 1, 4900} {
 		err := json.Unmarshal(nest(n), &sp)
 		require.ErrorIs(t, err, numerus.ErrInvalidArgument, "%d levels", n)
 		require.ErrorContains(t, err, "nests more than 32 levels")
 	}
-	_, _, err := ReadSnapshotJSON([]byte(`{"version":1,"policy":` + string(nest(4900)) + `,"state":[]}`))
+	err := sp.UnmarshalJSON(nest(6000)) // encoding/json would refuse 6000 levels itself
+	require.ErrorIs(t, err, numerus.ErrInvalidArgument)
+	require.ErrorContains(t, err, "more than the limit of 131072")
+	_, _, err = ReadSnapshotJSON([]byte(`{"version":1,"policy":` + string(nest(4900)) + `,"state":[]}`))
 	require.ErrorIs(t, err, ErrCorrupt)
 	err = json.Unmarshal([]byte(`{"limit":"\\\"`+strings.Repeat("[", 100)+`"}`), &sp)
 	require.Error(t, err)

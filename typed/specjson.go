@@ -6,6 +6,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // specDoc is the JSON object form of a Spec: of Spec children when it is written, of raw JSON
@@ -41,9 +44,15 @@ func (sp Spec) MarshalJSON() ([]byte, error) {
 // object form, a leaf without algo is read as the notation reads a limit without one: the sliding
 // log ({"limit":"100/min"}), or a GCRA when it has a burst; unknown fields are an error. Either
 // form is validated as Parse validates the notation: a spec that Validate rejects is an error
-// here, naming the parameter, so that a configuration file's mistake shows when it is read.
+// here, naming the parameter, so that a configuration file's mistake shows when it is read. The
+// limits on a policy's size hold here too (see Limits in the package doc): data is at most 128
+// KiB, and is read in one pass that checks them before it reads on.
 func (sp *Spec) UnmarshalJSON(data []byte) error {
-	parsed, err := readSpec(data, "")
+	if len(data) > limits.Text {
+		return paramError("", "spec", "is "+strconv.Itoa(len(data))+" bytes of JSON, more than the limit of "+
+			strconv.Itoa(limits.Text))
+	}
+	parsed, err := readSpecJSON(data)
 	if err == nil {
 		err = parsed.Validate() // once, at the root, so that an error names its path
 	}
@@ -54,102 +63,148 @@ func (sp *Spec) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// readSpec reads the spec at path from either JSON form, as written: not validated, but for the
-// errors of its reading, which name the parameter by its path.
-func readSpec(data []byte, path string) (Spec, error) {
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '"' {
-		var text string
-		if err := json.Unmarshal(trimmed, &text); err != nil {
+// specReader reads a spec from either JSON form, as written: not validated, but for the errors of
+// its reading, which name the parameter by its path, and for the limits on a policy's size, which
+// it checks before it reads what they bound.
+type specReader struct {
+	jsonCursor
+	leaves int // the leaves read
+}
+
+func readSpecJSON(data []byte) (Spec, error) {
+	r := specReader{jsonCursor: jsonCursor{b: data}}
+	sp, err := r.spec("", 0)
+	if err == nil && r.peek() != 0 {
+		err = r.errorf("data after the policy's JSON value")
+	}
+	return sp, err
+}
+
+// spec reads the spec at path, at depth in the tree: a string in the notation, or an object.
+func (r *specReader) spec(path string, depth int) (Spec, error) {
+	switch r.peek() {
+	case '"':
+		text, err := r.str()
+		if err != nil {
 			return Spec{}, err
 		}
-		return parse(text)
+		sp, err := parse(text)
+		r.leaves += sp.countLeaves()
+		return sp, err
+	case '{':
+		return r.object(path, depth)
 	}
-	if jsonDepth(data) > 2*maxDepth+1 { // each level of specs is an object holding an array
-		return Spec{}, paramError(path, "of", "nests more than "+strconv.Itoa(maxDepth)+" levels")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var d specDoc[json.RawMessage]
-	if err := dec.Decode(&d); err != nil {
-		return Spec{}, err
-	}
-	if rest(data, dec) {
-		return Spec{}, errors.New("typed: data after the policy's JSON value")
-	}
-	return readDoc(d, path)
+	return Spec{}, r.errorf("expected a spec: an object, or a string in the notation")
 }
 
-// readChildren reads the children of the inner node at path.
-func readChildren(raw []json.RawMessage, path string) ([]Spec, error) {
-	of := make([]Spec, len(raw))
-	for i, r := range raw {
-		var err error
-		if of[i], err = readSpec(r, path+"of["+strconv.Itoa(i)+"]."); err != nil {
-			return nil, err
-		}
-	}
-	return of, nil
+// specFields are the fields of a spec's object form, as read.
+type specFields struct {
+	algo, limit string
+	burst, in   int64
+	and, or     []Spec // nil when absent
 }
 
-// jsonDepth returns how deeply the objects and arrays of the JSON text data nest, at most. It
-// reads strings only to skip them, so that decoding a spec rejects a deep one before encoding/json
-// reads it level by level, each level anew (a cost that grows with the square of the depth).
-func jsonDepth(data []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			inString, escaped = escaped || c != '"', !escaped && c == '\\'
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
+// object reads the object at path.
+func (r *specReader) object(path string, depth int) (Spec, error) {
+	var f specFields
+	more, err := r.open('{')
+	for more && err == nil {
+		var key []byte
+		if key, err = r.name(); err == nil {
+			err = r.token(':')
+		}
+		if err == nil {
+			err = r.field(&f, key, path, depth)
+		}
+		if err == nil {
+			more, err = r.next('}')
 		}
 	}
-	return deepest
-}
-
-// readDoc reads the spec at path from its object form.
-func readDoc(d specDoc[json.RawMessage], path string) (Spec, error) {
-	switch {
-	case d.And != nil || d.Or != nil:
-		if d.And != nil && d.Or != nil || d.Algo != "" || d.Limit != "" || d.Burst != 0 || d.In != 0 {
-			return Spec{}, paramError(path, "and", "an inner node holds only \"and\" or only \"or\"")
-		}
-		if d.And != nil {
-			of, err := readChildren(d.And, path)
-			return Spec{Algo: AlgoAnd, Of: of}, err
-		}
-		of, err := readChildren(d.Or, path)
-		return Spec{Algo: AlgoOr, Of: of}, err
-	}
-	algo := d.Algo
-	if algo == "" {
-		algo = bareAlgo(Spec{Burst: d.Burst, In: d.In})
-	}
-	if algo.kind() == kindNone || algo.kind().inner() {
-		return Spec{}, paramError(path, "algo", "must be one of gcra, token, leaky, finite, window, sliding, buckets, count; got "+string(d.Algo))
-	}
-	p := parser{}
-	toks, err := lex(d.Limit)
 	if err != nil {
 		return Spec{}, err
 	}
-	p.toks = toks
-	sp := Spec{Algo: algo, Burst: d.Burst, In: d.In}
-	if sp.Count, err = p.number("a count"); err != nil {
-		return Spec{}, err
+	return f.spec(path, &r.leaves)
+}
+
+// field reads the value of the field key, matched as encoding/json matches names; null leaves a
+// field as it is.
+func (r *specReader) field(f *specFields, key []byte, path string, depth int) error {
+	if r.null() {
+		return nil
 	}
-	if algo != AlgoFinite {
-		if sp.Period, err = p.period(); err != nil {
-			return Spec{}, err
+	var err error
+	is := func(name string) bool { return bytes.EqualFold(key, []byte(name)) }
+	switch {
+	case is("algo"):
+		f.algo, err = r.str()
+	case is("limit"):
+		f.limit, err = r.str()
+	case is("burst"):
+		f.burst, err = r.whole()
+	case is("in"):
+		f.in, err = r.whole()
+	case is("and"):
+		f.and, err = r.children(path, depth)
+	case is("or"):
+		f.or, err = r.children(path, depth)
+	default:
+		return errors.New("typed: unknown field " + strconv.Quote(string(key)) + " in a spec")
+	}
+	if err != nil && !errors.As(err, new(*numerus.ParamError)) && !errors.Is(err, ErrSyntax) {
+		return paramError(path, strings.ToLower(string(key)), err.Error())
+	}
+	return err
+}
+
+// children reads the array of the specs of an "and" or "or" at path and depth, within the
+// limits on the children of a node and the depth of a tree.
+func (r *specReader) children(path string, depth int) ([]Spec, error) {
+	if r.peek() == '[' && depth >= limits.Depth {
+		return nil, paramError(path, "of", tooDeep())
+	}
+	of := []Spec{}
+	more, err := r.open('[')
+	for more && err == nil {
+		if len(of) == limits.Children {
+			return nil, paramError(path, "of", tooWide())
 		}
+		var c Spec
+		c, err = r.spec(path+"of["+strconv.Itoa(len(of))+"].", depth+1)
+		switch {
+		case err != nil:
+			return nil, err
+		case r.leaves > limits.Leaves:
+			return nil, paramError("", "of", tooManyLeaves())
+		}
+		of = append(of, c)
+		more, err = r.next(']')
 	}
-	if p.peek().kind != tEnd {
-		return Spec{}, p.expected("the end of the limit")
+	if err == nil && len(of) < 2 {
+		err = paramError(path, "of", tooFew(len(of)))
 	}
-	return sp, nil
+	return of, err
+}
+
+// spec returns the spec at path that the fields f describe, counting a leaf into *leaves.
+func (f specFields) spec(path string, leaves *int) (Spec, error) {
+	switch {
+	case f.and != nil || f.or != nil:
+		if f.and != nil && f.or != nil || f.algo != "" || f.limit != "" || f.burst != 0 || f.in != 0 {
+			return Spec{}, paramError(path, "and", "an inner node holds only \"and\" or only \"or\"")
+		}
+		if f.and != nil {
+			return Spec{Algo: AlgoAnd, Of: f.and}, nil
+		}
+		return Spec{Algo: AlgoOr, Of: f.or}, nil
+	}
+	*leaves++
+	algo := Algo(f.algo)
+	if algo == "" {
+		algo = bareAlgo(Spec{Burst: f.burst, In: f.in})
+	}
+	if algo.kind() == kindNone || algo.kind().inner() {
+		return Spec{}, paramError(path, "algo", "must be one of gcra, token, leaky, finite, window, sliding, buckets, count; got "+f.algo)
+	}
+	count, period, err := readLimit(f.limit, algo)
+	return Spec{Algo: algo, Count: count, Period: period, Burst: f.burst, In: f.in}, err
 }

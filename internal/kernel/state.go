@@ -141,26 +141,28 @@ func (p *LogPolicy) RestoreLog(last int64, entries []int64) (Log, *Invalid) {
 	if n == 0 {
 		return l, nil
 	}
-	es := make([]entry, n)
-	if inv := p.checkEntries(last, entries, es); inv != nil {
+	if inv := p.checkEntries(last, entries); inv != nil {
 		return Log{}, inv
 	}
-	l.newest = es[n-1]
+	// Written once checked, so that a log's state costs its own storage and no more.
+	cum := int64(0)
 	if n > 1 {
 		l.buf = &logBuf{entries: make([]slot, n-1)}
 		for i := range n - 1 {
-			l.buf.entries[i].store(es[i])
+			cum += entries[2*i+1]
+			l.buf.entries[i].store(entry{at: entries[2*i], cum: cum})
 		}
 		l.buf.claimed.Store(int64(n - 1))
 		l.tail = n - 1
 	}
+	l.newest = entry{at: entries[2*n-2], cum: cum + entries[2*n-1]}
 	return l, nil
 }
 
-// checkEntries validates the pairs and writes them, with running totals, into es.
-func (p *LogPolicy) checkEntries(last int64, pairs []int64, es []entry) *Invalid {
+// checkEntries validates the pairs.
+func (p *LogPolicy) checkEntries(last int64, pairs []int64) *Invalid {
 	prev, cum := int64(0), int64(0)
-	for i := range es {
+	for i := range len(pairs) / 2 {
 		at, tokens := pairs[2*i], pairs[2*i+1]
 		switch {
 		case at > last:
@@ -175,7 +177,7 @@ func (p *LogPolicy) checkEntries(last int64, pairs []int64, es []entry) *Invalid
 			return corrupt("entries", "hold an empty entry or more than the limit in all")
 		}
 		cum += tokens
-		es[i], prev = entry{at: at, cum: cum}, at
+		prev = at
 	}
 	return nil
 }
