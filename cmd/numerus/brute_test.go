@@ -106,7 +106,7 @@ func TestMostMatchesEveryPhase(t *testing.T) {
 		if hasOr(sp) {
 			slide = 2 * max(common, al.period)
 		}
-		got := most(p, al, spans, slide, &budget{left: 1e7})
+		got := most(newLimiter(sp), al, spans, slide, &budget{left: 1e7})
 		phases := max(al.period, 1)
 		for i, span := range spans {
 			want := bruteMost(p, al.start(), phases, 3*slices.Max(spans), span)

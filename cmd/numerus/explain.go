@@ -18,6 +18,7 @@ type figures struct {
 	text      string
 	burst     int64 // admitted at once, fresh
 	sustained rate  // admitted over a common period of every limit, once past the first
+	steady    bool  // whether each such period took the same (else sustained is their mean)
 	refill    int64 // the longest wait until full, after an admission (typed.Never: never)
 	most      []int64
 	lower     bool // the budget ran out: the counts are lower bounds
@@ -38,12 +39,13 @@ type report struct {
 
 // window is a limit with a period: its count per period, and where its span lies in spans.
 type window struct {
-	text   string
-	count  int64
-	period int64
-	span   int
-	alone  int64 // the most the limit admits alone in a span of its period
-	lower  bool
+	text    string
+	count   int64
+	period  int64
+	span    int
+	alone   int64 // the most the limit admits alone in a span of its period
+	lower   bool
+	aligned bool // whether its windows align on the clock
 }
 
 // explain computes the report of sp.
@@ -55,7 +57,8 @@ func explain(sp typed.Spec) (report, error) {
 	leaves(sp, func(leaf typed.Spec) {
 		if leaf.Period > 0 {
 			r.windows = append(r.windows, window{text: leaf.String(), count: leaf.Count,
-				period: int64(leaf.Period), span: spanIndex(&r.spans, int64(leaf.Period))})
+				period: int64(leaf.Period), span: spanIndex(&r.spans, int64(leaf.Period)),
+				aligned: alignedPeriod(leaf) > 0})
 		}
 	})
 	r.policy = measure(sp, r.spans)
@@ -90,12 +93,12 @@ func (w *window) measureAlone() {
 
 // measure computes the figures of sp, which is valid, over spans.
 func measure(sp typed.Spec, spans []int64) figures {
-	p, _ := typed.Compile(sp)
+	p := policy(newLimiter(sp))
 	b := &budget{left: explainBudget}
 	al := alignmentOf(sp)
 	f := figures{text: sp.String(), refill: 0}
 	common, rough := commonPeriod(sp)
-	f.burst, f.sustained, f.refill = steady(p, al.start(), common, b)
+	f.burst, f.sustained, f.steady, f.refill = steady(p, al.start(), common, b)
 	slide := int64(0)
 	if hasOr(sp) {
 		slide = 2 * max(common, al.period)
@@ -105,19 +108,24 @@ func measure(sp typed.Spec, spans []int64) figures {
 	return f
 }
 
-// steady runs a greedy sender from start over two common periods: what it takes at its first
-// instant (the burst), what it takes in the second period (the sustained rate: every limit is
-// then past its first period, and each repeats over a multiple of its own), and the longest time
-// until full after any of its admissions (from the emptiest state it reaches).
-func steady(p typed.Policy, start, common int64, b *budget) (burst int64, r rate, refill int64) {
-	horizon := max(2*common, 1)
-	r.per = common
-	replay(p, start, start+horizon, b, func(at, full int64) {
+// steadyPeriods is how many common periods steady measures after the first.
+const steadyPeriods = 4
+
+// steady runs a greedy sender from start: what it takes at its first instant (the burst), what
+// it takes in each common period after the first (every limit is then past its first period, and
+// each repeats over a multiple of its own), and the longest time until full after any of its
+// admissions (from the emptiest state it reaches). The rate is the mean over those periods; it
+// is steady when every one of them took the same.
+func steady(p policy, start, common int64, b *budget) (burst int64, r rate, steady bool, refill int64) {
+	periods := make([]int64, steadyPeriods+1)
+	horizon := max((steadyPeriods+1)*common, 1)
+	replay(p, start, start+horizon, b, func(at int64, l limiter) {
+		_, full := l.status(at)
 		if at == start {
 			burst++
 		}
-		if common > 0 && at >= start+common {
-			r.n++
+		if common > 0 {
+			periods[(at-start)/common]++
 		}
 		if full == typed.Never || refill == typed.Never {
 			refill = typed.Never
@@ -125,7 +133,16 @@ func steady(p typed.Policy, start, common int64, b *budget) (burst int64, r rate
 			refill = max(refill, full-at)
 		}
 	})
-	return burst, r, refill
+	r = rate{per: steadyPeriods * common}
+	steady = true
+	for _, n := range periods[1:] {
+		r.n += n
+		steady = steady && n == periods[1]
+	}
+	if steady {
+		r = rate{n: periods[1], per: common}
+	}
+	return burst, r, steady, refill
 }
 
 // commonPeriod is the least common multiple of the periods of sp's leaves (0 for finite buckets

@@ -38,7 +38,7 @@ func printReport(w io.Writer, r report) {
 
 func printRow(tw io.Writer, f figures, indent string, binds func(int) bool) {
 	fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t", indent, f.text, count(f.burst, f.lower),
-		fmtRate(f.sustained), fmtRefill(f.refill))
+		sustained(f), fmtRefill(f.refill))
 	for j := range standardSpans {
 		mark := " "
 		if binds(j) {
@@ -52,7 +52,10 @@ func printRow(tw io.Writer, f figures, indent string, binds func(int) bool) {
 func printLegend(w io.Writer, r report) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "burst      admitted at once by a fresh policy")
-	fmt.Fprintln(w, "sustained  admitted over a period common to every limit, once each is past its first")
+	fmt.Fprintln(w, "sustained  admitted in each period common to every limit, once each is past its first")
+	if !r.policy.steady || !allSteady(r.children) {
+		fmt.Fprintln(w, "≈          a mean over four such periods, which did not all take the same")
+	}
 	fmt.Fprintln(w, "refill     the longest wait until full again, from the emptiest state a greedy sender leaves")
 	fmt.Fprintln(w, "in any T   the most a greedy sender gets in a span [t, t+T), wherever the span lies")
 	switch r.op {
@@ -64,6 +67,15 @@ func printLegend(w io.Writer, r report) {
 	if r.policy.lower || anyLower(r.children) {
 		fmt.Fprintln(w, "≥          a lower bound: the search stopped at its budget of debits")
 	}
+}
+
+func allSteady(fs []figures) bool {
+	for _, f := range fs {
+		if !f.steady {
+			return false
+		}
+	}
+	return true
 }
 
 func anyLower(fs []figures) bool {
@@ -86,17 +98,22 @@ func printWindows(w io.Writer, r report) {
 	for _, l := range r.windows {
 		fmt.Fprintf(tw, "  %s\t%d per %s\talone up to %s in any %s%s\tin the policy up to %s\n",
 			l.text, l.count, fmtDur(l.period), count(l.alone, l.lower), fmtDur(l.period),
-			times(l.alone, l.count), count(r.policy.most[l.span], r.policy.lower))
+			times(l), count(r.policy.most[l.span], r.policy.lower))
 	}
 	tw.Flush()
 }
 
-// times says how far above its count a limit goes in a span of its period, if it does.
-func times(n, limit int64) string {
-	if n <= limit {
+// times says how far above its count a limit goes in a span of its period, if it does, and
+// why: a window across its boundary, a bucket by its burst.
+func times(l window) string {
+	if l.alone <= l.count {
 		return ""
 	}
-	return fmt.Sprintf(" (%s×, across a boundary)", strconv.FormatFloat(float64(n)/float64(limit), 'g', 3, 64))
+	why := "its burst"
+	if l.aligned {
+		why = "across a boundary"
+	}
+	return fmt.Sprintf(" (%s× its count, %s)", strconv.FormatFloat(float64(l.alone)/float64(l.count), 'g', 3, 64), why)
 }
 
 func count(n int64, lower bool) string {
@@ -104,6 +121,17 @@ func count(n int64, lower bool) string {
 		return "≥" + strconv.FormatInt(n, 10)
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+func sustained(f figures) string {
+	s := fmtRate(f.sustained)
+	if !f.steady {
+		s = "≈" + s
+	}
+	if f.lower {
+		s = "≥" + s
+	}
+	return s
 }
 
 func fmtRefill(d int64) string {

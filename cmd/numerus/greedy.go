@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"math"
 	"time"
 
@@ -57,51 +58,53 @@ func (b *budget) take() bool {
 // instant the policy admits one, at the same instant again while it admits, and otherwise at
 // the instant the refusal names (exact and tight: the core admits there).
 type sender struct {
-	p  typed.Policy
-	s  typed.State
+	l  limiter
 	at int64
 	b  *budget
 }
 
-func newSender(p typed.Policy, start int64, b *budget) *sender {
-	return &sender{p: p, s: p.Fresh(), at: start, b: b}
+// policy makes fresh limiters of one policy (see newLimiter).
+type policy func() limiter
+
+func newSender(p policy, start int64, b *budget) *sender {
+	return &sender{l: p(), at: start, b: b}
 }
 
-// next returns the instant of the next admission before end and the instant the policy would be
-// full again after it; false when there is none (the policy says never, the next admission lies
-// at or after end, or the budget ran out).
-func (g *sender) next(end int64) (at, full int64, ok bool) {
+// next returns the instant of the next admission before end; false when there is none (the
+// policy says never, the next admission lies at or after end, or the budget ran out).
+func (g *sender) next(end int64) (at int64, ok bool) {
 	for g.at < end && g.b.take() {
-		out, ok := g.p.DebitIn(&g.s, g.at, 1)
+		retry, ok := g.l.debit(g.at)
 		if ok {
-			return g.at, out.Full, true
+			return g.at, true
 		}
-		if out.Retry == typed.Never || out.Retry <= g.at {
-			return 0, 0, false
+		if retry == typed.Never || retry <= g.at {
+			return 0, false
 		}
-		g.at = out.Retry
+		g.at = retry
 	}
-	return 0, 0, false
+	return 0, false
 }
 
-// replay runs a greedy sender from start and calls visit for each admission before end.
-func replay(p typed.Policy, start, end int64, b *budget, visit func(at, full int64)) {
+// replay runs a greedy sender from start and calls visit for each admission before end, with
+// the limiter after it.
+func replay(p policy, start, end int64, b *budget, visit func(at int64, l limiter)) {
 	g := newSender(p, start, b)
 	for {
-		at, full, ok := g.next(end)
+		at, ok := g.next(end)
 		if !ok {
 			return
 		}
-		visit(at, full)
+		visit(at, g.l)
 	}
 }
 
 // countSpans returns, for each span length, how many admissions the greedy sender started at a
 // makes in [a, a+span). spans need not be sorted.
-func countSpans(p typed.Policy, a int64, spans []int64, b *budget) []int64 {
+func countSpans(p policy, a int64, spans []int64, b *budget) []int64 {
 	counts := make([]int64, len(spans))
 	end := a + maxOf(spans)
-	replay(p, a, end, b, func(at, _ int64) {
+	replay(p, a, end, b, func(at int64, _ limiter) {
 		for i, s := range spans {
 			if at < a+s {
 				counts[i]++
@@ -112,27 +115,30 @@ func countSpans(p typed.Policy, a int64, spans []int64, b *budget) []int64 {
 }
 
 // slideSpans returns, for each span length, the most admissions in any span [t, t+span) within
-// the run of a greedy sender from a to a+horizon: a second sender, deterministic as the first,
-// trails it by the span, so the run is never held in memory.
-func slideSpans(p typed.Policy, a, horizon int64, spans []int64, b *budget) []int64 {
-	best := make([]int64, len(spans))
-	for i, span := range spans {
-		end := a + horizon
-		lead, trail := newSender(p, a, b), newSender(p, a, b)
-		tAt, _, tOK := trail.next(end)
-		n := int64(0) // admissions in (at-span, at]
-		for {
-			at, _, ok := lead.next(end)
-			if !ok {
-				break
+// the run of a greedy sender from a to a+horizon: for each span, a second sender, deterministic
+// as the first, trails it by the span, so the run is never held in memory.
+func slideSpans(p policy, a, horizon int64, spans []int64, b *budget) []int64 {
+	end := a + horizon
+	best, n := make([]int64, len(spans)), make([]int64, len(spans)) // n: admissions in (at-span, at]
+	trails, next := make([]*sender, len(spans)), make([]int64, len(spans))
+	live := make([]bool, len(spans))
+	for i := range spans {
+		trails[i] = newSender(p, a, b)
+		next[i], live[i] = trails[i].next(end)
+	}
+	lead := newSender(p, a, b)
+	for {
+		at, ok := lead.next(end)
+		if !ok {
+			return best
+		}
+		for i, span := range spans {
+			for n[i]++; live[i] && next[i] <= at-span; n[i]-- {
+				next[i], live[i] = trails[i].next(end)
 			}
-			for n++; tOK && tAt <= at-span; n-- {
-				tAt, _, tOK = trail.next(end)
-			}
-			best[i] = max(best[i], n)
+			best[i] = max(best[i], n[i])
 		}
 	}
-	return best
 }
 
 // most returns the most admissions in any span of each length, over every placement (see the
@@ -141,7 +147,7 @@ func slideSpans(p typed.Policy, a, horizon int64, spans []int64, b *budget) []in
 // and the spans slide over each run, which lasts slide past the longest span. Such a policy is
 // not monotone, so the count need not grow within a piece either: with windows too, the search
 // finds counts a greedy sender gets, but not always the most (see roughOr).
-func most(p typed.Policy, al alignment, spans []int64, slide int64, b *budget) []int64 {
+func most(p policy, al alignment, spans []int64, slide int64, b *budget) []int64 {
 	count := func(a int64) []int64 {
 		if slide > 0 {
 			return slideSpans(p, a, maxOf(spans)+slide, spans, b)
@@ -234,30 +240,34 @@ func (al alignment) start() int64 {
 // It runs senders from a and a+1 side by side: an admission that comes 1ns later in the second
 // run is timed from the start, and the first of them to reach a boundary, at its boundary−1ns,
 // ends the piece: the least such start. The admissions that come at the same instant in both are timed from a
-// boundary and never cross one. Runs that part otherwise make a a piece of its own.
+// boundary and never cross one. Runs that part otherwise make a a piece of its own, and runs
+// that reach the same state at the same instant go on alike, which ends the comparison.
 //
 // In an Or, the order of two admissions matters too, since it decides which limits are charged:
 // with meets set, a piece also ends where an admission timed from the start would meet the next
 // one timed from a boundary.
-func (al alignment) pieceEnd(p typed.Policy, a, horizon int64, meets bool, b *budget) int64 {
+func (al alignment) pieceEnd(p policy, a, horizon int64, meets bool, b *budget) int64 {
 	last := al.base + al.period - 1
 	if a >= last {
 		return last
 	}
-	end, pieceEnd, moved := a+horizon, last, int64(math.MinInt64)
+	end, pieceEnd, moved, steps := a+horizon, last, int64(math.MinInt64), 0
 	one, two := newSender(p, a, b), newSender(p, a+1, b)
 	for {
-		t1, _, ok1 := one.next(end)
-		t2, _, ok2 := two.next(end + 1)
+		t1, ok1 := one.next(end)
+		t2, ok2 := two.next(end + 1)
 		switch {
 		case !ok1 || !ok2:
 			return pieceEnd
 		case t2 == t1+1:
 			pieceEnd, moved = min(pieceEnd, a+al.nextBoundary(t1)-1-t1), t1
-		case meets && t2 == t1 && moved > math.MinInt64 && t1 > moved:
-			pieceEnd = min(pieceEnd, a+t1-moved-1)
 		case t2 != t1:
 			return a // the runs part already: a ends its piece
+		case meets && moved > math.MinInt64 && t1 > moved:
+			pieceEnd = min(pieceEnd, a+t1-moved-1)
+		}
+		if steps++; t2 == t1 && steps%32 == 0 && bytes.Equal(one.l.state(), two.l.state()) {
+			return pieceEnd // the same state at the same instant: the runs go on alike
 		}
 	}
 }
