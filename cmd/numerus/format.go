@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/numerus-closus/numerus/typed"
 )
@@ -22,22 +23,29 @@ func printReport(w io.Writer, r report) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "\tburst\tsustained\trefill\t")
+	width := utf8.RuneCountInString(r.policy.text)
+	for _, c := range r.children {
+		width = max(width, 2+utf8.RuneCountInString(c.text))
+	}
+	fmt.Fprintf(tw, "%s\tburst\tsustained\trefill\t", strings.Repeat(" ", width))
 	for _, s := range standardSpans {
 		fmt.Fprintf(tw, "in any %s\t", fmtDur(s))
 	}
 	fmt.Fprintln(tw)
-	printRow(tw, r.policy, "", func(int) bool { return false })
+	printRow(tw, r.policy, "", width, func(int) bool { return false })
 	for i, c := range r.children {
-		printRow(tw, c, "  ", func(j int) bool { return r.binds(i, j) })
+		printRow(tw, c, "  ", width, func(j int) bool { return r.binds(i, j) })
 	}
 	tw.Flush()
 	printLegend(w, r)
 	printWindows(w, r)
 }
 
-func printRow(tw io.Writer, f figures, indent string, binds func(int) bool) {
-	fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t", indent, f.text, count(f.burst, f.lower),
+// printRow writes one row, its name padded to width so that it reads left-aligned.
+func printRow(tw io.Writer, f figures, indent string, width int, binds func(int) bool) {
+	name := indent + f.text
+	name += strings.Repeat(" ", width-utf8.RuneCountInString(name))
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", name, count(f.burst, f.lower),
 		sustained(f), fmtRefill(f.refill))
 	for j := range standardSpans {
 		mark := " "

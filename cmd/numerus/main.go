@@ -10,6 +10,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "explain":
 		err = runExplain(args[1:], stdout)
+	case "sim":
+		err = runSim(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -49,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue usageError
 	switch {
 	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "numerus: %s\n%s", ue, usage)
