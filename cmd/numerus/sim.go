@@ -136,7 +136,7 @@ func printSim(w io.Writer, s *simulation) {
 	}
 	fmt.Fprintln(w)
 	if s.refused > s.never {
-		fmt.Fprintf(w, "longest wait  %s: told to a refused request, until the instant the core names\n", fmtDur(s.longest))
+		fmt.Fprintf(w, "longest wait  %s: told to a refused request, until the instant the core names\n", fmtWait(s.longest))
 	}
 	fmt.Fprintln(w, "\nmost admitted in any span of each limit's period, next to the limit:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -146,6 +146,15 @@ func printSim(w io.Writer, s *simulation) {
 		}
 	}
 	tw.Flush()
+}
+
+// fmtWait writes a wait of a second or more rounded up to the millisecond: never shorter than
+// the core's answer.
+func fmtWait(ns int64) string {
+	if ns >= int64(time.Second) && ns%int64(time.Millisecond) != 0 {
+		ns += int64(time.Millisecond) - ns%int64(time.Millisecond)
+	}
+	return fmtDur(ns)
 }
 
 func percent(n, of int64) string {
