@@ -106,7 +106,7 @@ func TestMostMatchesEveryPhase(t *testing.T) {
 		if hasOr(sp) {
 			slide = 2 * max(common, al.period)
 		}
-		got := most(newLimiter(sp), al, spans, slide, &budget{left: 1e7})
+		got, _ := most(newLimiter(sp), al, spans, slide, &budget{left: 1e7})
 		phases := max(al.period, 1)
 		for i, span := range spans {
 			want := bruteMost(p, al.start(), phases, 3*slices.Max(spans), span)
@@ -117,4 +117,30 @@ func TestMostMatchesEveryPhase(t *testing.T) {
 			require.Equal(t, want, got[i], "%s: most in any %dns", text, span)
 		}
 	})
+}
+
+// TestMostBudget marks as lower bounds the spans that a run cut short by the budget did not
+// cover, and only those.
+func TestMostBudget(t *testing.T) {
+	sp, err := typed.Parse("gcra 10/s")
+	require.NoError(t, err)
+	spans := []int64{int64(time.Second), int64(time.Hour)}
+	got, lower := most(newLimiter(sp), alignmentOf(sp), spans, 0, &budget{left: 1000})
+	require.Equal(t, []bool{false, true}, lower)
+	require.Equal(t, int64(10), got[0])
+	require.Less(t, got[1], int64(36000))
+	sp, _ = typed.Parse("window 10/s")
+	_, lower = most(newLimiter(sp), alignmentOf(sp), spans, 0, &budget{left: 1000})
+	require.Equal(t, []bool{true, true}, lower, "the search of the phases was cut")
+}
+
+func TestFormat(t *testing.T) {
+	for r, want := range map[rate]string{{5, 1e9}: "5/s", {1000, 86400e9}: "1000/d", {49, 10e9}: "49/10s",
+		{100000, 1e9}: "100000/s", {64, 60e9}: "64/m", {7, 3e9}: "7/3s", {0, 1e9}: "0"} {
+		require.Equal(t, want, fmtRate(r))
+	}
+	for ns, want := range map[int64]string{200e6: "200ms", 60e9: "1m", 3600e9: "1h", 86400e9: "1d",
+		86400e9 + 3*3600e9: "1d3h", 559.8e9: "9m19.8s", 10e9: "10s", 10e3: "10µs"} {
+		require.Equal(t, want, fmtDur(ns))
+	}
 }

@@ -19,9 +19,10 @@ type figures struct {
 	burst     int64 // admitted at once, fresh
 	sustained rate  // admitted over a common period of every limit, once past the first
 	steady    bool  // whether each such period took the same (else sustained is their mean)
+	steadyCut bool  // whether the budget cut those periods short, or they are not common to all
 	refill    int64 // the longest wait until full, after an admission (typed.Never: never)
 	most      []int64
-	lower     bool // the budget ran out: the counts are lower bounds
+	lower     []bool // for each span, whether its count is a lower bound (see most)
 }
 
 // rate is n per period (ns); a period of 0 means none was measured (a finite bucket).
@@ -30,6 +31,7 @@ type rate struct{ n, per int64 }
 // report is explain's answer: the policy's figures, each child's, the spans they are counted
 // over (the standard ones, then each limit's own window), and the limits with a window.
 type report struct {
+	written  string // the policy as the user wrote it, when it differs from its text
 	spans    []int64
 	policy   figures
 	op       typed.Algo // typed.AlgoAnd or typed.AlgoOr when children are reported
@@ -88,7 +90,7 @@ func spanIndex(spans *[]int64, span int64) int {
 func (w *window) measureAlone() {
 	sp, _ := typed.Parse(w.text)
 	f := measure(sp, []int64{w.period})
-	w.alone, w.lower = f.most[0], f.lower
+	w.alone, w.lower = f.most[0], f.lower[0]
 }
 
 // measure computes the figures of sp, which is valid, over spans.
@@ -99,12 +101,15 @@ func measure(sp typed.Spec, spans []int64) figures {
 	f := figures{text: sp.String(), refill: 0}
 	common, rough := commonPeriod(sp)
 	f.burst, f.sustained, f.steady, f.refill = steady(p, al.start(), common, b)
+	f.steadyCut = b.over || rough
 	slide := int64(0)
 	if hasOr(sp) {
 		slide = 2 * max(common, al.period)
 	}
-	f.most = most(p, al, spans, slide, b)
-	f.lower = b.over || al.rough || rough || roughOr(sp)
+	f.most, f.lower = most(p, al, spans, slide, b)
+	for i := range f.lower {
+		f.lower[i] = f.lower[i] || al.rough || roughOr(sp)
+	}
 	return f
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +16,9 @@ import (
 // printReport writes explain's report as aligned text.
 func printReport(w io.Writer, r report) {
 	fmt.Fprintf(w, "policy  %s\n", r.policy.text)
+	if r.written != "" {
+		fmt.Fprintf(w, "        as written: %s\n", r.written)
+	}
 	switch r.op {
 	case typed.AlgoAnd:
 		fmt.Fprintln(w, "        an And: a request goes through only when every limit admits it, and then counts in all")
@@ -45,14 +49,14 @@ func printReport(w io.Writer, r report) {
 func printRow(tw io.Writer, f figures, indent string, width int, binds func(int) bool) {
 	name := indent + f.text
 	name += strings.Repeat(" ", width-utf8.RuneCountInString(name))
-	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", name, count(f.burst, f.lower),
+	fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t", name, f.burst,
 		sustained(f), fmtRefill(f.refill))
 	for j := range standardSpans {
 		mark := " "
 		if binds(j) {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%s%s\t", count(f.most[j], f.lower), mark)
+		fmt.Fprintf(tw, "%s%s\t", count(f.most[j], f.lower[j]), mark)
 	}
 	fmt.Fprintln(tw)
 }
@@ -72,8 +76,9 @@ func printLegend(w io.Writer, r report) {
 	case typed.AlgoOr:
 		fmt.Fprintln(w, "*          the limit that binds: the greatest of the limits, alone")
 	}
-	if r.policy.lower || anyLower(r.children) {
-		fmt.Fprintln(w, "≥          a lower bound: the search stopped at its budget of debits")
+	if anyLower(append([]figures{r.policy}, r.children...)) {
+		fmt.Fprintln(w, "≥          a lower bound: the search stopped at its budget of debits, or an Or has")
+		fmt.Fprintln(w, "           windows, where a greedy sender's worst phase is not searched exhaustively")
 	}
 }
 
@@ -88,7 +93,7 @@ func allSteady(fs []figures) bool {
 
 func anyLower(fs []figures) bool {
 	for _, f := range fs {
-		if f.lower {
+		if f.steadyCut || slices.Contains(f.lower, true) {
 			return true
 		}
 	}
@@ -106,7 +111,7 @@ func printWindows(w io.Writer, r report) {
 	for _, l := range r.windows {
 		fmt.Fprintf(tw, "  %s\t%d per %s\talone up to %s in any %s%s\tin the policy up to %s\n",
 			l.text, l.count, fmtDur(l.period), count(l.alone, l.lower), fmtDur(l.period),
-			times(l), count(r.policy.most[l.span], r.policy.lower))
+			times(l), count(r.policy.most[l.span], r.policy.lower[l.span]))
 	}
 	tw.Flush()
 }
@@ -136,7 +141,7 @@ func sustained(f figures) string {
 	if !f.steady {
 		s = "≈" + s
 	}
-	if f.lower {
+	if f.steadyCut {
 		s = "≥" + s
 	}
 	return s
@@ -155,13 +160,13 @@ var units = []struct {
 	ns   int64
 }{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}, {"d", 86400e9}}
 
-// fmtRate writes n per period in the smallest unit, up to the period, that makes the count whole
+// fmtRate writes n per period in the largest unit, up to the period, that makes the count whole
 // ("5/s", "1000/d"), or else as the reduced fraction ("7/3s").
 func fmtRate(r rate) string {
 	if r.per == 0 || r.n == 0 {
 		return "0"
 	}
-	for _, u := range units {
+	for _, u := range slices.Backward(units) {
 		if u.ns <= r.per && (r.n*u.ns)%r.per == 0 && r.n <= (1<<62)/u.ns {
 			return strconv.FormatInt(r.n*u.ns/r.per, 10) + "/" + u.name
 		}

@@ -87,31 +87,37 @@ func (g *sender) next(end int64) (at int64, ok bool) {
 }
 
 // replay runs a greedy sender from start and calls visit for each admission before end, with
-// the limiter after it.
-func replay(p policy, start, end int64, b *budget, visit func(at int64, l limiter)) {
+// the limiter after it. It returns how far the run got: end, or less when the budget ran out.
+func replay(p policy, start, end int64, b *budget, visit func(at int64, l limiter)) (reached int64) {
 	g := newSender(p, start, b)
 	for {
 		at, ok := g.next(end)
 		if !ok {
-			return
+			if b.over {
+				return g.at
+			}
+			return end
 		}
 		visit(at, g.l)
 	}
 }
 
 // countSpans returns, for each span length, how many admissions the greedy sender started at a
-// makes in [a, a+span). spans need not be sorted.
-func countSpans(p policy, a int64, spans []int64, b *budget) []int64 {
-	counts := make([]int64, len(spans))
-	end := a + maxOf(spans)
-	replay(p, a, end, b, func(at int64, _ limiter) {
+// makes in [a, a+span), and whether the budget cut the run short of it. spans need not be
+// sorted.
+func countSpans(p policy, a int64, spans []int64, b *budget) (counts []int64, cut []bool) {
+	counts, cut = make([]int64, len(spans)), make([]bool, len(spans))
+	reached := replay(p, a, a+maxOf(spans), b, func(at int64, _ limiter) {
 		for i, s := range spans {
 			if at < a+s {
 				counts[i]++
 			}
 		}
 	})
-	return counts
+	for i, s := range spans {
+		cut[i] = reached < a+s
+	}
+	return counts, cut
 }
 
 // slideSpans returns, for each span length, the most admissions in any span [t, t+span) within
@@ -147,25 +153,33 @@ func slideSpans(p policy, a, horizon int64, spans []int64, b *budget) []int64 {
 // and the spans slide over each run, which lasts slide past the longest span. Such a policy is
 // not monotone, so the count need not grow within a piece either: with windows too, the search
 // finds counts a greedy sender gets, but not always the most (see roughOr).
-func most(p policy, al alignment, spans []int64, slide int64, b *budget) []int64 {
+//
+// It also reports, for each span, whether its count is only a lower bound: the budget cut a run
+// short of the span, or the search of the phases.
+func most(p policy, al alignment, spans []int64, slide int64, b *budget) (best []int64, lower []bool) {
 	count := func(a int64) []int64 {
 		if slide > 0 {
 			return slideSpans(p, a, maxOf(spans)+slide, spans, b)
 		}
-		return countSpans(p, a, spans, b)
+		c, cut := countSpans(p, a, spans, b)
+		for i := range lower {
+			lower[i] = lower[i] || cut[i]
+		}
+		return c
 	}
-	best := count(al.start())
-	if al.period == 0 {
-		return best
-	}
+	lower = make([]bool, len(spans))
+	best = count(al.start())
 	horizon := maxOf(spans) + slide
-	for a := al.base; a < al.base+al.period && !b.over; a++ {
+	for a := al.base; al.period != 0 && a < al.base+al.period && !b.over; a++ {
 		a = al.pieceEnd(p, a, horizon, slide > 0, b)
 		for i, c := range count(a) {
 			best[i] = max(best[i], c)
 		}
 	}
-	return best
+	for i := range lower {
+		lower[i] = lower[i] || b.over && (slide > 0 || al.period != 0)
+	}
+	return best, lower
 }
 
 // roughOr reports whether most's counts for sp are lower bounds: an Or with windows.

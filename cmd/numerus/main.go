@@ -68,7 +68,20 @@ type usageError string
 
 func (e usageError) Error() string { return string(e) }
 
+const explainUsage = `usage: numerus explain POLICY
+
+Prints what the policy admits, counted by driving the numerus core with a greedy sender (one
+that sends whenever the policy admits): its burst, the rate it sustains, the time to refill from
+the emptiest state, and the most it gets in any span of 1s, 1m, 1h and 1d, wherever the span
+lies; the same for each limit of an And or an Or, marking the limit that binds; and the most in
+any span of each limit's own period, where a fixed window shows its boundary (up to 2n).
+`
+
 func runExplain(args []string, stdout io.Writer) error {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprint(stdout, explainUsage)
+		return nil
+	}
 	if len(args) != 1 {
 		return usageError("explain takes one POLICY")
 	}
@@ -79,6 +92,9 @@ func runExplain(args []string, stdout io.Writer) error {
 	r, err := explain(sp)
 	if err != nil {
 		return err
+	}
+	if written := strings.Join(strings.Fields(args[0]), " "); written != r.policy.text {
+		r.written = written
 	}
 	printReport(stdout, r)
 	return nil

@@ -30,6 +30,18 @@ func TestRunUsage(t *testing.T) {
 	code, out, _ := runArgs("help")
 	require.Zero(t, code)
 	require.Contains(t, out, "numerus explain POLICY")
+	code, out, _ = runArgs("explain", "-h")
+	require.Zero(t, code)
+	require.Contains(t, out, "greedy sender")
+}
+
+// TestExplainWritten names the policy as parsed and, when it differs, as written.
+func TestExplainWritten(t *testing.T) {
+	code, out, errs := runArgs("explain", "100/min")
+	require.Zero(t, code, errs)
+	require.True(t, strings.HasPrefix(out, "policy  sliding 100/m\n        as written: 100/min\n"), out)
+	_, out, _ = runArgs("explain", "sliding 100/m")
+	require.NotContains(t, out, "as written")
 }
 
 // TestRunSyntaxError shows the column typed.Parse names, under the text.
