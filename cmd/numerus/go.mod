@@ -1,0 +1,26 @@
+module github.com/numerus-closus/numerus/cmd/numerus
+
+go 1.26
+
+require (
+	github.com/numerus-closus/numerus v0.0.0
+	github.com/stretchr/testify v1.11.1
+	gonum.org/v1/plot v0.17.0
+	pgregory.net/rapid v1.2.0
+)
+
+require (
+	codeberg.org/go-fonts/liberation v0.5.0 // indirect
+	codeberg.org/go-latex/latex v0.2.0 // indirect
+	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
+	git.sr.ht/~sbinet/gg v0.7.0 // indirect
+	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/davecgh/go-spew v1.1.1 // indirect
+	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/text v0.28.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)
+
+replace github.com/numerus-closus/numerus => ../../
