@@ -3,7 +3,7 @@
 
 -- engine defines the engine, on the leaves' algorithms and helpers of plain.lua (needLogs(key)
 -- defines the logs' for the check of key, and returns their entry function), and returns its
--- check and its policy parser.
+-- check and its policy's readers, of text and of the packed nodes.
 local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
   local NEVER = math.huge
   local MAXI = 2 ^ 53 -- no number may exceed it
@@ -14,6 +14,10 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
   local key -- the key of the check that runs
   local entry -- a log's entries, once needLogs has defined them
 
+  -- NAMES are the fields of the first leaves' states, written here: tostring formats a number at
+  -- some 3,000 instructions.
+  local NAMES = { '1', '2', '3', '4', '5', '6', '7', '8', '9' }
+
   local function corrupt(what)
     error({ err = 'NUMERUS_CORRUPT ' .. key .. ': ' .. what })
   end
@@ -23,7 +27,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
   -- it, and the policy's leaves).
 
   local function leafOf(k, i, x, y, z)
-    local l = { x, y, z, k = k, i = i, log = k == 's' or k == 'b' }
+    local l = { x, y, z, k = k, i = i, f = NAMES[i] or tostring(i), log = k == 's' or k == 'b' }
     if k == 'g' or k == 't' or k == 'l' then
       if x < 1 or y < 1 or z < 1 or z * y + x > MAXI then return nil end
     elseif k == 'f' then
@@ -37,19 +41,20 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     return l
   end
 
-  -- node reads the policy node at toks[i]: it returns the node and the index after it, or nil.
-  local function node(toks, i, leaves, depth)
-    local k = toks[i]
+  -- node reads the policy node at position j of its source, through read(j), which returns the
+  -- node's kind, its numbers x, y, z (nil past those the kind takes, or 0 for a packed node) and
+  -- the position after it: node returns the node and the position after it, or nil.
+  local function node(read, j, leaves, depth)
+    local k, x, y, z, nx = read(j)
     if k == '&' or k == '|' then
-      local n, j = tonumber(toks[i + 1]), i + 2
-      if depth >= MAXDEPTH or not int(n, 1, MAXKIDS) then return nil end
+      if depth >= MAXDEPTH or not int(x, 1, MAXKIDS) then return nil end
       local nd = { k = k, c = {}, lo = #leaves + 1, leaves = leaves }
-      for c = 1, n do
-        nd.c[c], j = node(toks, j, leaves, depth + 1)
-        if not j then return nil end
+      for c = 1, x do
+        nd.c[c], nx = node(read, nx, leaves, depth + 1)
+        if not nx then return nil end
       end
       nd.hi = #leaves -- the leaves below are those from lo to hi
-      return nd, j
+      return nd, nx
     end
     local m = 3
     if k == 'f' then
@@ -59,7 +64,6 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     elseif not (k == 'g' or k == 't' or k == 'l' or k == 'w' or k == 'c' or k == 'b') then
       return nil
     end
-    local x, y, z = tonumber(toks[i + 1]), tonumber(toks[i + 2]), tonumber(toks[i + 3])
     if not (int(x, 0, MAXI) and (m < 2 or int(y, 0, MAXI)) and (m < 3 or int(z, 0, MAXI))) then return nil end
     if m < 3 then z = nil end
     if m < 2 then y = nil end
@@ -67,17 +71,37 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     local l = leafOf(k, #leaves + 1, x, y, z)
     if not l then return nil end
     leaves[l.i] = l
-    return l, i + m + 1
+    return l, nx
   end
 
-  -- parse reads the policy written text (its tokens joined by spaces): its root and its leaves, or
-  -- nil.
-  local function parse(text)
-    local toks, leaves = {}, {}
-    for w in string.gmatch(text, '%S+') do toks[#toks + 1] = w end
-    local root, j = node(toks, 1, leaves, 0)
-    if j ~= #toks + 1 then return nil end
+  -- tree reads a policy from position j to stop through read (see node): its root and its
+  -- leaves, or nil.
+  local function tree(read, j, stop)
+    local leaves = {}
+    local root, nx = node(read, j, leaves, 0)
+    if nx ~= stop then return nil end
     return root, leaves
+  end
+
+  -- parse reads the policy written text (its tokens joined by spaces, as a key keeps it): its root
+  -- and its leaves, or nil.
+  local function parse(text)
+    local toks = {}
+    for w in string.gmatch(text, '%S+') do toks[#toks + 1] = w end
+    return tree(function(j)
+      local k, m = toks[j], 3
+      if k == '&' or k == '|' or k == 'f' then m = 1 elseif k == 's' then m = 2 end
+      local x, y, z = tonumber(toks[j + 1]), nil, nil
+      if m > 1 then y = tonumber(toks[j + 2]) end
+      if m > 2 then z = tonumber(toks[j + 3]) end
+      return k, x, y, z, j + m + 1
+    end, 1, #toks + 1)
+  end
+
+  -- unpackPolicy reads the policy the caller packed from position j of consts (see plain.lua),
+  -- which costs far less than its text: its root and its leaves, or nil.
+  local function unpackPolicy(consts, j)
+    return tree(function(at) return sunpack('<c1ddd', consts, at) end, j, #consts + 1)
   end
 
   -- States of tree leaves: a table each, {a, b, c, d} (see the leaves above), and a log's own
@@ -91,7 +115,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
   -- ldebit is debit on the leaf l in state st: admitted, its third result is the state that
   -- follows, a table, when keep is set.
   local function ldebit(l, st, at, cost, keep)
-    if l.log then return debit(l.k, l[1], l[2], l[3], at, cost, st) end
+    if l.log then return debit(l.k, l[1], l[2], l[3], at, cost, st, keep) end
     local ok, from, a, b, c, d = debit(l.k, l[1], l[2], l[3], at, cost, st[1], st[2], st[3], st[4])
     if ok and keep then return true, from, { a, b, c, d } end
     return ok, from, a, b
@@ -161,8 +185,8 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
 
   local function loadAll(leaves, vals)
     local S = {}
-    for i, l in ipairs(leaves) do
-      S[i] = load(l, vals[i + 1])
+    for i = 1, #leaves do
+      S[i] = load(leaves[i], vals[i + 1])
       if not S[i] then corrupt('state of leaf ' .. i) end
     end
     return S
@@ -170,7 +194,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
 
   local function fields(leaves)
     local f = { 'p' }
-    for i = 1, #leaves do f[i + 1] = tostring(i) end
+    for i = 1, #leaves do f[i + 1] = leaves[i].f end
     return f
   end
 
@@ -232,11 +256,12 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
 
     -- search moves from on until every child of an And admits cost there, as numerus.allOf does.
     local search = function(nd, S, from, cost)
+      local cs = nd.c
       for _ = 1, 64 do -- numerus.MaxSearch
         local moved = from
-        for _, c in ipairs(nd.c) do
-          local ok, f = tdebit(c, S, from, cost)
-          if not ok then moved = max(moved, f) end
+        for j = 1, #cs do
+          local ok, f = tdebit(cs[j], S, from, cost)
+          if not ok and f > moved then moved = f end
         end
         if moved == NEVER or not (moved > from) then return moved end
         from = moved
@@ -250,12 +275,14 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
         if ok and out then out[nd.i] = st end
         return ok, from
       end
+      local cs = nd.c
       if nd.k == '&' then
         local from, ok = at, true
-        for _, c in ipairs(nd.c) do
-          local cok, f = tdebit(c, S, at, cost, ok and out)
+        for j = 1, #cs do
+          local cok, f = tdebit(cs[j], S, at, cost, ok and out)
           if not cok then
-            from, ok = max(from, f), false
+            if f > from then from = f end
+            ok = false
             if from == NEVER then break end
           end
         end
@@ -267,9 +294,10 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
         return false, search(nd, S, from, cost)
       end
       local from, any = NEVER, false
-      for _, c in ipairs(nd.c) do
-        local cok, f = tdebit(c, S, at, cost, out)
-        any, from = any or cok, min(from, f)
+      for j = 1, #cs do
+        local cok, f = tdebit(cs[j], S, at, cost, out)
+        if cok then any = true end
+        if f < from then from = f end
       end
       if not any then return false, from end
       if out then -- bring the leaves it did not charge to at
@@ -309,28 +337,32 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     tstatus = function(nd, S, at)
       if nd.i then
         local st = S[nd.i]
-        local lim, rem, full, nxt = lstatus(nd, st, at, true)
+        local lim, rem, full, nxt = lstatus(nd, st, at)
         local lag = 0
         if rem < lim then
-          local ok, f, n, m = ldebit(nd, st, at, max(rem, 0) + 1)
+          local more = 1
+          if rem > 0 then more = rem + 1 end
+          local ok, f, n, m = ldebit(nd, st, at, more)
           if not ok and n and n > 0 then lag = permille(n, m) end
           if not ok then nxt = f end
         end
         return lim, rem, full, nd.i, nxt, lag
       end
-      local and_ = nd.k == '&'
-      local lim, rem, full, leaf, nxt, lag = tstatus(nd.c[1], S, at)
-      full = max(full, at)
-      for j = 2, #nd.c do
-        local cl, cr, cf, ci, cn, cg = tstatus(nd.c[j], S, at)
+      local and_, cs = nd.k == '&', nd.c
+      local lim, rem, full, leaf, nxt, lag = tstatus(cs[1], S, at)
+      if at > full then full = at end
+      for j = 2, #cs do
+        local cl, cr, cf, ci, cn, cg = tstatus(cs[j], S, at)
         if and_ then
           if cr < rem or (cr == rem and (cn > nxt or (cn == nxt and cg < lag))) then leaf, nxt, lag = ci, cn, cg end
-          lim, rem = min(lim, cl), min(rem, cr)
+          if cl < lim then lim = cl end
+          if cr < rem then rem = cr end
         else
           if cr > rem or (cr == rem and (cn < nxt or (cn == nxt and cg > lag))) then leaf, nxt, lag = ci, cn, cg end
-          lim, rem = max(lim, cl), max(rem, cr)
+          if cl > lim then lim = cl end
+          if cr > rem then rem = cr end
         end
-        full = max(full, cf)
+        if cf > full then full = cf end
       end
       return lim, rem, full, leaf, nxt, lag
     end
@@ -348,9 +380,9 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
         if n and n > 0 then lag = permille(n, m) end
         return false, nd.i, from, lag
       end
-      local and_, leaf, from, lag = nd.k == '&', nil, nil, nil
-      for _, c in ipairs(nd.c) do
-        local ok, cl, cf, cg = answering(c, S, at, cost)
+      local and_, cs, leaf, from, lag = nd.k == '&', nd.c, nil, nil, nil
+      for j = 1, #cs do
+        local ok, cl, cf, cg = answering(cs[j], S, at, cost)
         if ok then
           if not and_ then return true end
         elseif not leaf or (and_ and (cf > from or (cf == from and cg < lag))) or
@@ -473,7 +505,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     local plainNew = root.i and not root.log -- kept in a string, not a hash
     if plainOld and not changed and not plainNew then corrupt('a string under a policy kept in a hash') end
     local hasLog = changed
-    for _, l in ipairs(leaves) do hasLog = hasLog or l.log end
+    for j = 1, #leaves do hasLog = hasLog or leaves[j].log end
     if hasLog then entry = needLogs(key) end
     if changed or not root.i then needTrees() end
 
@@ -499,7 +531,10 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
       ok, from, st = ldebit(root, S[1], now, cost, true)
       if ok then from, changes = now, { st } end
     else
-      for i, l in ipairs(leaves) do at = max(at, last(l, S[i])) end
+      for j = 1, #leaves do
+        local t = last(leaves[j], S[j])
+        if t > at then at = t end
+      end
       changes = {}
       ok, from = tdebit(root, S, at, cost, op == 'a' and changes)
       if ok then from = now end
@@ -522,7 +557,9 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
       if not ok then bind = select(2, answering(root, S, at, cost)) end
       nxt = now -- when the tree holds one token more than rem: the answer of a debit of that many
       if rem < lim then
-        local nok, nfrom = tdebit(root, S, at, max(rem, 0) + 1)
+        local more = 1
+        if rem > 0 then more = rem + 1 end
+        local nok, nfrom = tdebit(root, S, at, more)
         if not nok then nxt = nfrom end
       end
     end
@@ -567,7 +604,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
                 args[#args + 1] = spack('<dd', st.pushed[1], st.pushed[2])
               end
             end
-            args[#args + 1] = tostring(i)
+            args[#args + 1] = l.f
             args[#args + 1] = dump(l, st)
           end
         end
@@ -585,5 +622,5 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     return spack('<dddddddd', flag, rem, lim, from, full, now, nxt, bind - 1)
   end
 
-  return check, parse
+  return check, parse, unpackPolicy
 end

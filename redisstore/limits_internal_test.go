@@ -78,7 +78,7 @@ func TestLimitsOfThePolicy(t *testing.T) {
 			require.ErrorIs(t, err, numerus.ErrInvalidArgument, name)
 			require.ErrorContains(t, err, "limit", name)
 		}
-		pr := &program{text: text, consts: pack(1000, []string{"&"})}
+		pr := &program{text: text, consts: pack(1000, strings.Fields(text))}
 		cmd := call{op: opAcquire, key: "numerus-limits:" + name, pr: pr}.command(ctx, "eval", engineSource, "1000")
 		_ = c.Process(ctx, cmd) // its error is cmd.Err()
 		if lc.ok {

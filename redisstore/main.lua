@@ -2,8 +2,9 @@
 -- plain path left, from the i-th on: all of them, for a policy that is not plain.
 
 if K[i] then
-  local check, parse = engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
-  local root, leaves = parse(pol)
+  local check, parse, unpackPolicy = engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
+  local root, leaves -- a plain policy comes as text alone (see consts)
+  if k == '-' then root, leaves = unpackPolicy(A[4], tail) else root, leaves = parse(pol) end
   if not root then return redis.error_reply('NUMERUS_ARGS bad policy for ' .. tostring(K[i])) end
   if not batch then return check(K[1], op, cost, now, ttl, pol, root, leaves) end
   while K[i] do

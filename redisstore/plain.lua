@@ -10,7 +10,9 @@
 --                       prefix order;
 --                consts the policy's constants, packed '<dc1ddddd': the least TTL in ms again, then
 --                       for a plain policy its kind and five numbers (below), for any other '-'
---                       and zeros;
+--                       and zeros, then each of pol's nodes in turn, packed '<c1ddd': its kind
+--                       and numbers, zeros past those it takes (reading them costs far less than
+--                       the text: the engine reads pol only as a key keeps it);
 --                call   the check's numbers, packed '<dd': cost, and the caller's time in µs or
 --                       -1 for the server's (TIME); absent for the commonest check, of cost 1 at
 --                       the server's time.
@@ -84,7 +86,7 @@ if mode == 'r' then
   return 1
 end
 local ttls, pol, batch = A[2], A[3], mode == 'B'
-local ttl, k, a, b, c, d, e = struct.unpack('<dc1ddddd', A[4])
+local ttl, k, a, b, c, d, e, tail = struct.unpack('<dc1ddddd', A[4]) -- tail: where the nodes start
 local op, cost, now, each = mode, 1, -1, false
 if A[5] then cost, now = struct.unpack('<dd', A[5]) end
 local server -- the server's time in µs, read once
@@ -207,7 +209,8 @@ while true do
     -- state that follows; or else false and the first instant it would admit, in µs. That instant
     -- is the exact one rounded up: when it lies n/m µs before (0 < n < m), the third and fourth
     -- results are n and m, so that the instant the kernel answers in ns, n·1000/m ns (rounded
-    -- down) before the µs, can be told from another that rounds up to the same µs.
+    -- down) before the µs, can be told from another that rounds up to the same µs. A log's state
+    -- is its table a, and b says whether to build the state that follows (see logDebit).
     debit = function(k, x, y, z, at, cost, a, b, c, d)
       if k == 'f' then
         if cost > a then return false, NEVER end
@@ -287,7 +290,7 @@ while true do
         end
         return false, s + W + e, n, cur
       end
-      return logDebit(x, y, z, at, cost, a)
+      return logDebit(x, y, z, at, cost, a, b)
     end
 
     -- status returns the leaf's limit, its whole tokens left and the instant it is full again, and
@@ -356,14 +359,19 @@ while true do
         if n == st.t - 1 then return st.nat, st.ncum end
         if st.pushed and n == st.t - 2 then return st.pushed[1], st.pushed[2] end
         if st.mem then return st.mem[n][1], st.mem[n][2] end
-        local f = st.i .. '.' .. sfmt('%d', n)
-        local e = cache[f]
+        local c = cache[st.i] -- the entries of leaf i read so far, by index: each field is read once
+        if not c then
+          c = {}
+          cache[st.i] = c
+        end
+        local e = c[n]
         if not e then
+          local f = st.i .. '.' .. sfmt('%d', n)
           local s = rcall('HGET', key, f)
           if type(s) ~= 'string' or #s ~= 16 then corrupt('log entry ' .. f) end
           e = { sunpack('<dd', s) }
           if not (int(e[1], 0, st.nat) and int(e[2], 0, st.ncum)) then corrupt('log entry ' .. f) end
-          cache[f] = e
+          c[n] = e
         end
         return e[1], e[2]
       end
@@ -387,12 +395,16 @@ while true do
           end
         end
         local base = st.base
-        if lo > st.h then base = max(base, select(2, entry(st, lo - 1))) end
+        if lo > st.h then
+          local _, cum = entry(st, lo - 1)
+          base = max(base, cum)
+        end
         return lo, base, st.ncum - base
       end
 
-      -- logDebit is debit for a sliding log of width W, limit size and sub-window Q, in state st.
-      logDebit = function(W, size, Q, at, cost, st)
+      -- logDebit is debit for a sliding log of width W, limit size and sub-window Q, in state st:
+      -- admitted, its third result is the state that follows, when keep is set.
+      logDebit = function(W, size, Q, at, cost, st, keep)
         if cost > size then return false, NEVER end
         at = max(at, st.last)
         local h, base, count = expire(W, st, at)
@@ -401,10 +413,12 @@ while true do
           local lo, hi = h, st.t - 1
           while lo < hi do
             local mid = floor((lo + hi) / 2)
-            if select(2, entry(st, mid)) - base >= over then hi = mid else lo = mid + 1 end
+            local _, cum = entry(st, mid)
+            if cum - base >= over then hi = mid else lo = mid + 1 end
           end
           return false, entry(st, lo) + W
         end
+        if not keep then return true, at end
         local q = start(at, 0, Q)
         local n = { h = h, t = st.t, base = base, last = at, nat = st.nat, ncum = st.ncum, mem = st.mem, i = st.i }
         if count == 0 then

@@ -79,7 +79,9 @@ func compile(p typed.Policy, minTTL string) (*program, error) {
 
 // pack returns the constants of the policy of tokens toks for a store whose least TTL is ttl ms,
 // as the script reads them (see plain.lua): little-endian doubles, the TTL, then, for a plain
-// policy (one leaf that is not a log), its kind letter and five numbers, or '-' and zeros.
+// policy (one leaf that is not a log), its kind letter and five numbers; for any other, '-' and
+// zeros, then every node of the policy, in prefix order, as its kind letter and three numbers
+// (zeros past those it takes), which the script reads for far less than the text.
 func pack(ttl int64, toks []string) string {
 	var n [5]int64
 	kind := "-"
@@ -97,6 +99,21 @@ func pack(ttl int64, toks []string) string {
 	b = append(b, kind...)
 	for _, x := range n {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(x)))
+	}
+	for i := 0; kind == "-" && i < len(toks); { // a kind, then its numbers, up to the next kind
+		b = append(b, toks[i]...)
+		j := i + 1
+		for ; j < len(toks) && j-i <= 3; j++ {
+			x, err := strconv.ParseInt(toks[j], 10, 64)
+			if err != nil { // the next node's kind
+				break
+			}
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(x)))
+		}
+		for k := j - i; k <= 3; k++ {
+			b = binary.LittleEndian.AppendUint64(b, 0)
+		}
+		i = j
 	}
 	return string(b)
 }
