@@ -26,29 +26,15 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
   -- or Or is {k, c, lo, hi, leaves} ('&' or '|', its children, the indexes of the leaves below
   -- it, and the policy's leaves).
 
-  local function leafOf(k, i, x, y, z)
-    local l = { x, y, z, k = k, i = i, f = NAMES[i] or tostring(i), log = k == 's' or k == 'b' }
-    if k == 'g' or k == 't' or k == 'l' then
-      if x < 1 or y < 1 or z < 1 or z * y + x > MAXI then return nil end
-    elseif k == 'f' then
-      if x < 1 then return nil end
-    elseif k == 'w' or k == 'c' then
-      if x < 1 or y < 1 or z >= x or (k == 'c' and y * x > MAXI) then return nil end
-    else
-      l[3] = z or 1
-      if x < 1 or y < 1 or l[3] < 1 or fmod(x, l[3]) ~= 0 then return nil end
-    end
-    return l
-  end
-
   -- node reads the policy node at position j of its source, through read(j), which returns the
   -- node's kind, its numbers x, y, z (nil past those the kind takes, or 0 for a packed node) and
   -- the position after it: node returns the node and the position after it, or nil.
   local function node(read, j, leaves, depth)
     local k, x, y, z, nx = read(j)
     if k == '&' or k == '|' then
+      if k == '|' then leaves.ors = true end -- an Or needs advance
       if depth >= MAXDEPTH or not int(x, 1, MAXKIDS) then return nil end
-      local nd = { k = k, c = {}, lo = #leaves + 1, leaves = leaves }
+      local nd = { k = k, c = {}, lo = #leaves + 1, hi = 0, leaves = leaves }
       for c = 1, x do
         nd.c[c], nx = node(read, nx, leaves, depth + 1)
         if not nx then return nil end
@@ -67,10 +53,20 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     if not (int(x, 0, MAXI) and (m < 2 or int(y, 0, MAXI)) and (m < 3 or int(z, 0, MAXI))) then return nil end
     if m < 3 then z = nil end
     if m < 2 then y = nil end
-    if #leaves >= MAXLEAVES then return nil end
-    local l = leafOf(k, #leaves + 1, x, y, z)
-    if not l then return nil end
-    leaves[l.i] = l
+    local i = #leaves + 1
+    if i > MAXLEAVES then return nil end
+    if k == 'g' or k == 't' or k == 'l' then
+      if x < 1 or y < 1 or z < 1 or z * y + x > MAXI then return nil end
+    elseif k == 'f' then
+      if x < 1 then return nil end
+    elseif k == 'w' or k == 'c' then
+      if x < 1 or y < 1 or z >= x or (k == 'c' and y * x > MAXI) then return nil end
+    else
+      z = z or 1
+      if x < 1 or y < 1 or z < 1 or fmod(x, z) ~= 0 then return nil end
+    end
+    local l = { x, y, z, k = k, i = i, f = NAMES[i] or tostring(i), log = k == 's' or k == 'b' }
+    leaves[i] = l
     return l, nx
   end
 
@@ -107,7 +103,8 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
   -- States of tree leaves: a table each, {a, b, c, d} (see the leaves above), and a log's own
   -- table. A log keeps head h and tail t indexes, the cumulative count before its head, and its
   -- newest entry (index t-1) inline as nat and ncum; older entries are fields, or in mem for a
-  -- state built in memory, or in pushed for the one a debit just pushed; i is its leaf's index.
+  -- state built in memory, or in pushed for the one a debit just pushed; i is its leaf's index;
+  -- xh, xb and xn are what expire found at the instant xat (-1 for none yet).
   -- A state is stored as little-endian doubles (struct.pack), which hold every integer up to 2^53
   -- exactly and cost far less to read and write than decimal text. These functions run the
   -- leaves' algorithms on those tables.
@@ -151,7 +148,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
             int(ncum, base, base + l[2]) and int(nat, 0, at)) then
         return nil
       end
-      return { h = h, t = t, base = base, last = at, nat = nat, ncum = ncum, i = l.i }
+      return { h = h, t = t, base = base, last = at, nat = nat, ncum = ncum, i = l.i, xat = -1, xh = 0, xb = 0, xn = 0 }
     end
     local st
     if k == 'g' and #s == 24 then
@@ -192,6 +189,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     return S
   end
 
+  -- fields returns the fields of a hash kept under the policy of leaves, but its log entries.
   local function fields(leaves)
     local f = { 'p' }
     for i = 1, #leaves do f[i + 1] = leaves[i].f end
@@ -205,6 +203,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
   -- hmget reads the fields fs of the key, CHUNK at a time: their values in order, or the error of
   -- the first read that failed (a key of another type).
   local function hmget(fs)
+    if #fs <= CHUNK then return rpcall('HMGET', key, unpack(fs)) end
     local vals = {}
     for i = 1, #fs, CHUNK do
       local part = rpcall('HMGET', key, unpack(fs, i, min(i + CHUNK - 1, #fs)))
@@ -220,34 +219,124 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     for i = 1, #t, CHUNK do rcall(cmd, key, unpack(t, i, min(i + CHUNK - 1, #t))) end
   end
 
-  local function needTrees()
-    if tdebit then return end
-
-    -- advance brings a leaf's state to at without debiting it, as the kernel's Advance does: the
-    -- state it returns decides alike at at and later, and counts an earlier instant as at. An Or
-    -- that admits brings the leaves of its other children to its instant, so that every leaf of a
-    -- tree counts the tree's latest instant as its own.
-    advance = function(l, st, at)
-      local k, x, y, z = l.k, l[1], l[2], l[3]
-      if k == 'f' or at <= last(l, st) then return st end
-      if l.log then -- its entries are instants, and only last moves
-        return { h = st.h, t = st.t, base = st.base, last = at, nat = st.nat, ncum = st.ncum, mem = st.mem, i = st.i }
-      end
-      local a, b, c, d = st[1], st[2], st[3], st[4]
-      if k == 'g' then return { a, b, at } end
-      if k == 't' or k == 'l' then
-        local el, lvl = at - b, 0
-        if k == 't' then
-          lvl = z * y
-          if el < cdiv(z * y - a, x) then lvl = a + el * x end
-        elseif el < cdiv(a, x) then
-          lvl = a - el * x
+  -- needTrees defines the trees' helpers, and when conv is set those a policy change or an Or
+  -- needs.
+  local function needTrees(conv)
+    if conv and not convert then
+      -- advance brings a leaf's state to at without debiting it, as the kernel's Advance does: the
+      -- state it returns decides alike at at and later, and counts an earlier instant as at. An Or
+      -- that admits brings the leaves of its other children to its instant, so that every leaf of a
+      -- tree counts the tree's latest instant as its own.
+      advance = function(l, st, at)
+        local k, x, y, z = l.k, l[1], l[2], l[3]
+        if k == 'f' or at <= last(l, st) then return st end
+        if l.log then -- its entries are instants, and only last moves
+          return { h = st.h, t = st.t, base = st.base, last = at, nat = st.nat, ncum = st.ncum, mem = st.mem, i = st.i }
         end
-        return { lvl, at }
+        local a, b, c, d = st[1], st[2], st[3], st[4]
+        if k == 'g' then return { a, b, at } end
+        if k == 't' or k == 'l' then
+          local el, lvl = at - b, 0
+          if k == 't' then
+            lvl = z * y
+            if el < cdiv(z * y - a, x) then lvl = a + el * x end
+          elseif el < cdiv(a, x) then
+            lvl = a - el * x
+          end
+          return { lvl, at }
+        end
+        local s, prev, cur = counts(k, x, z, at, a, b, c)
+        return { s, prev, cur, at }
       end
-      local s, prev, cur = counts(k, x, z, at, a, b, c)
-      return { s, prev, cur, at }
+
+      -- convert carries the states kept under an old policy over to a new one, as keyed's memory store
+      -- and typed.Policy.Continue do. A subject full again under its old policy starts afresh (its key
+      -- could as well have expired). Otherwise, at the latest of now and every instant the old states
+      -- hold: if the trees have the same shape, a leaf identical to the old one at its place keeps its
+      -- state, and a changed one continues from the old leaf at its place when both are the only
+      -- changed leaves of their kind in their trees; every other leaf continues from the most used
+      -- old leaf (the least remaining, the largest count), as the old leaf at its place may be
+      -- another algorithm, or another leaf of the same one. A leaf that continues holds the lesser of the
+      -- tokens remaining and its capacity (for a window, its limit less the count used), all counted
+      -- as used at that instant. So nothing is minted: a larger capacity does not refill, and
+      -- alternating policies never gives back more than was left. It is defined on the only path
+      -- that needs it.
+      convert = function(old, root, leaves, now, vals)
+        local root0, leaves0 = parse(old)
+        if not root0 then corrupt('unreadable policy') end
+        if vals and not (root0.i and not root0.log) then -- a string, kept only for a plain policy
+          corrupt('a string under a policy kept in a hash')
+        end
+        vals = vals or hmget(fields(leaves0))
+        if vals.err then corrupt('neither a hash nor a string: ' .. vals.err) end
+        local S0 = loadAll(leaves0, vals)
+        local S = {}
+        if select(3, tstatus(root0, S0, now)) <= now then
+          for i, l in ipairs(leaves) do S[i] = lfresh(l) end
+          return S
+        end
+        local function shape(nd)
+          if nd.i then return '.' end
+          local s = nd.k .. #nd.c
+          for _, c in ipairs(nd.c) do s = s .. ' ' .. shape(c) end
+          return s
+        end
+        local at = now
+        for i, lo in ipairs(leaves0) do at = max(at, last(lo, S0[i])) end
+        local same, rem, used = shape(root0) == shape(root), NEVER, 0
+        local function identical(lo, l)
+          return lo and lo.k == l.k and lo[1] == l[1] and lo[2] == l[2] and lo[3] == l[3]
+        end
+        local kinds0, kinds = {}, {} -- how many changed leaves of each kind either tree holds
+        for i, lo in ipairs(leaves0) do
+          local lim, r = lstatus(lo, S0[i], at)
+          rem, used = min(rem, r), max(used, lim - r)
+        end
+        if same then
+          for i, l in ipairs(leaves) do
+            local lo = leaves0[i]
+            if not identical(lo, l) then
+              kinds0[lo.k], kinds[l.k] = (kinds0[lo.k] or 0) + 1, (kinds[l.k] or 0) + 1
+            end
+          end
+        end
+        for i, l in ipairs(leaves) do
+          local lo, so = leaves0[i], S0[i]
+          if same and identical(lo, l) then
+            S[i] = so
+            if l.log then -- the hash is rewritten, so its entries move to memory
+              S[i] = { h = so.h, t = so.t, base = so.base, last = so.last, nat = so.nat, ncum = so.ncum, mem = {}, i = i }
+              for n = so.h, so.t - 2 do S[i].mem[n] = { entry(so, n) } end
+            end
+          else
+            local r, u = rem, used
+            if same and lo.k == l.k and kinds0[l.k] == 1 and kinds[l.k] == 1 then
+              local lim
+              lim, r = lstatus(lo, so, at)
+              u = lim - r
+            end
+            local k, size = l.k, l[2]
+            if k == 'g' or k == 't' or k == 'l' then size = l[3] elseif k == 'f' then size = l[1] end
+            local c
+            if k == 'g' or k == 't' or k == 'l' or k == 'f' then
+              c = max(min(r, size), 0)
+            else
+              c = max(min(r, size - min(u, size)), 0)
+            end
+            local st = lfresh(l) -- a fresh leaf charged what it does not hold
+            if c < size then st = select(3, ldebit(l, st, at, size - c, true)) end
+            if l.log then
+              st.last, st.mem = at, {}
+            elseif k ~= 'f' then
+              st = advance(l, st, at)
+            end
+            S[i] = st
+          end
+        end
+        return S
+      end
     end
+    if tdebit then return end
 
     -- tdebit mirrors numerus's DebitN over And and Or: whether the tree admits cost at at, and the
     -- answer (at itself on an admission, as numerus.single answers); when out is a table, it
@@ -309,9 +398,11 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
       return true, at
     end
 
-    -- permille returns floor(1000·n/d) for integers 0 <= n < d <= 2^53, exactly: by long division,
+    -- lag returns the ns an answer n/d µs before its µs lies before it (see debit): 0 unless n > 0,
+    -- else floor(1000·n/d) for integers 0 < n < d <= 2^53, exactly: by long division,
     -- a decimal digit at a time, each 10·n made of doublings kept below d.
-    local function permille(n, d)
+    local function lag(n, d)
+      if not (n and n > 0) then return 0 end
       local p = 0
       for _ = 1, 3 do
         local q2, n2 = 0, n + n -- 2n = q2·d + n2, and so on
@@ -333,38 +424,40 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     -- more: in an And the child's with the fewest left (ties: the one whose next token comes last,
     -- which holds the And back), in an Or the child's with the most (ties: the next token first).
     -- The next token's instant is compared as answering compares answers, in ns (µs, and ns
-    -- before it: its sixth result).
+    -- before it: n/m µs, its sixth and seventh results, see debit), ns computed only for a tie.
     tstatus = function(nd, S, at)
       if nd.i then
         local st = S[nd.i]
         local lim, rem, full, nxt = lstatus(nd, st, at)
-        local lag = 0
         if rem < lim then
           local more = 1
           if rem > 0 then more = rem + 1 end
           local ok, f, n, m = ldebit(nd, st, at, more)
-          if not ok and n and n > 0 then lag = permille(n, m) end
-          if not ok then nxt = f end
+          if not ok then return lim, rem, full, nd.i, f, n, m end
         end
-        return lim, rem, full, nd.i, nxt, lag
+        return lim, rem, full, nd.i, nxt
       end
       local and_, cs = nd.k == '&', nd.c
-      local lim, rem, full, leaf, nxt, lag = tstatus(cs[1], S, at)
+      local lim, rem, full, leaf, nxt, nn, nm = tstatus(cs[1], S, at)
       if at > full then full = at end
       for j = 2, #cs do
-        local cl, cr, cf, ci, cn, cg = tstatus(cs[j], S, at)
+        local cl, cr, cf, ci, cn, cnn, cnm = tstatus(cs[j], S, at)
         if and_ then
-          if cr < rem or (cr == rem and (cn > nxt or (cn == nxt and cg < lag))) then leaf, nxt, lag = ci, cn, cg end
+          if cr < rem or (cr == rem and (cn > nxt or (cn == nxt and lag(cnn, cnm) < lag(nn, nm)))) then
+            leaf, nxt, nn, nm = ci, cn, cnn, cnm
+          end
           if cl < lim then lim = cl end
           if cr < rem then rem = cr end
         else
-          if cr > rem or (cr == rem and (cn < nxt or (cn == nxt and cg > lag))) then leaf, nxt, lag = ci, cn, cg end
+          if cr > rem or (cr == rem and (cn < nxt or (cn == nxt and lag(cnn, cnm) > lag(nn, nm)))) then
+            leaf, nxt, nn, nm = ci, cn, cnn, cnm
+          end
           if cl > lim then lim = cl end
           if cr > rem then rem = cr end
         end
         if cf > full then full = cf end
       end
-      return lim, rem, full, leaf, nxt, lag
+      return lim, rem, full, leaf, nxt, nn, nm
     end
 
     -- answering returns whether the tree admits cost at at and, if not, the leaf whose answer the
@@ -376,110 +469,22 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
       if nd.i then
         local ok, from, n, m = ldebit(nd, S[nd.i], at, cost)
         if ok then return true end
-        local lag = 0
-        if n and n > 0 then lag = permille(n, m) end
-        return false, nd.i, from, lag
+        return false, nd.i, from, n, m
       end
-      local and_, cs, leaf, from, lag = nd.k == '&', nd.c, nil, nil, nil
+      local and_, cs, leaf, from, fn, fm = nd.k == '&', nd.c, nil, nil, nil, nil
       for j = 1, #cs do
-        local ok, cl, cf, cg = answering(cs[j], S, at, cost)
+        local ok, cl, cf, cn, cm = answering(cs[j], S, at, cost)
         if ok then
           if not and_ then return true end
-        elseif not leaf or (and_ and (cf > from or (cf == from and cg < lag))) or
-            (not and_ and (cf < from or (cf == from and cg > lag))) then
-          leaf, from, lag = cl, cf, cg
+        elseif not leaf or (and_ and (cf > from or (cf == from and lag(cn, cm) < lag(fn, fm)))) or
+            (not and_ and (cf < from or (cf == from and lag(cn, cm) > lag(fn, fm)))) then
+          leaf, from, fn, fm = cl, cf, cn, cm
         end
       end
       if not leaf then return true end
-      return false, leaf, from, lag
+      return false, leaf, from, fn, fm
     end
 
-    -- convert carries the states kept under an old policy over to a new one, as keyed's memory store
-    -- and typed.Policy.Continue do. A subject full again under its old policy starts afresh (its key
-    -- could as well have expired). Otherwise, at the latest of now and every instant the old states
-    -- hold: if the trees have the same shape, a leaf identical to the old one at its place keeps its
-    -- state, and a changed one continues from the old leaf at its place when both are the only
-    -- changed leaves of their kind in their trees; every other leaf continues from the most used
-    -- old leaf (the least remaining, the largest count), as the old leaf at its place may be
-    -- another algorithm, or another leaf of the same one. A leaf that continues holds the lesser of the
-    -- tokens remaining and its capacity (for a window, its limit less the count used), all counted
-    -- as used at that instant. So nothing is minted: a larger capacity does not refill, and
-    -- alternating policies never gives back more than was left. It is defined on the only path
-    -- that needs it.
-    convert = function(old, root, leaves, now, vals)
-      local root0, leaves0 = parse(old)
-      if not root0 then corrupt('unreadable policy') end
-      if vals and not (root0.i and not root0.log) then -- a string, kept only for a plain policy
-        corrupt('a string under a policy kept in a hash')
-      end
-      vals = vals or hmget(fields(leaves0))
-      if vals.err then corrupt('neither a hash nor a string: ' .. vals.err) end
-      local S0 = loadAll(leaves0, vals)
-      local S = {}
-      if select(3, tstatus(root0, S0, now)) <= now then
-        for i, l in ipairs(leaves) do S[i] = lfresh(l) end
-        return S
-      end
-      local function shape(nd)
-        if nd.i then return '.' end
-        local s = nd.k .. #nd.c
-        for _, c in ipairs(nd.c) do s = s .. ' ' .. shape(c) end
-        return s
-      end
-      local at = now
-      for i, lo in ipairs(leaves0) do at = max(at, last(lo, S0[i])) end
-      local same, rem, used = shape(root0) == shape(root), NEVER, 0
-      local function identical(lo, l)
-        return lo and lo.k == l.k and lo[1] == l[1] and lo[2] == l[2] and lo[3] == l[3]
-      end
-      local kinds0, kinds = {}, {} -- how many changed leaves of each kind either tree holds
-      for i, lo in ipairs(leaves0) do
-        local lim, r = lstatus(lo, S0[i], at)
-        rem, used = min(rem, r), max(used, lim - r)
-      end
-      if same then
-        for i, l in ipairs(leaves) do
-          local lo = leaves0[i]
-          if not identical(lo, l) then
-            kinds0[lo.k], kinds[l.k] = (kinds0[lo.k] or 0) + 1, (kinds[l.k] or 0) + 1
-          end
-        end
-      end
-      for i, l in ipairs(leaves) do
-        local lo, so = leaves0[i], S0[i]
-        if same and identical(lo, l) then
-          S[i] = so
-          if l.log then -- the hash is rewritten, so its entries move to memory
-            S[i] = { h = so.h, t = so.t, base = so.base, last = so.last, nat = so.nat, ncum = so.ncum, mem = {}, i = i }
-            for n = so.h, so.t - 2 do S[i].mem[n] = { entry(so, n) } end
-          end
-        else
-          local r, u = rem, used
-          if same and lo.k == l.k and kinds0[l.k] == 1 and kinds[l.k] == 1 then
-            local lim
-            lim, r = lstatus(lo, so, at)
-            u = lim - r
-          end
-          local k, size = l.k, l[2]
-          if k == 'g' or k == 't' or k == 'l' then size = l[3] elseif k == 'f' then size = l[1] end
-          local c
-          if k == 'g' or k == 't' or k == 'l' or k == 'f' then
-            c = max(min(r, size), 0)
-          else
-            c = max(min(r, size - min(u, size)), 0)
-          end
-          local st = lfresh(l) -- a fresh leaf charged what it does not hold
-          if c < size then st = select(3, ldebit(l, st, at, size - c, true)) end
-          if l.log then
-            st.last, st.mem = at, {}
-          elseif k ~= 'f' then
-            st = advance(l, st, at)
-          end
-          S[i] = st
-        end
-      end
-      return S
-    end
   end
 
   -- check runs op (acquire or peek) on the subject at key name: it reads its key (a hash, or the
@@ -507,7 +512,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     local hasLog = changed
     for j = 1, #leaves do hasLog = hasLog or leaves[j].log end
     if hasLog then entry = needLogs(key) end
-    if changed or not root.i then needTrees() end
+    if changed or not root.i then needTrees(changed or leaves.ors) end
 
     local S, all, rewrite
     if not changed and vals[1] then
@@ -584,7 +589,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
             if l.log then -- drop the entries that expired, store the one pushed
               local o = S0[i]
               if not rewrite then
-                for n = o.h, min(st.h, o.t - 1) - 1 do dels[#dels + 1] = i .. '.' .. sfmt('%d', n) end
+                for n = o.h, min(st.h, o.t - 1) - 1 do dels[#dels + 1] = l.f .. '.' .. sfmt('%d', n) end
               end
               if st.base >= 2 ^ 50 and st.t > st.h then -- rebase the cumulative counts
                 local mem = {}
@@ -596,11 +601,11 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
               end
               if st.mem then
                 for n = st.h, st.t - 2 do
-                  args[#args + 1] = i .. '.' .. sfmt('%d', n)
+                  args[#args + 1] = l.f .. '.' .. sfmt('%d', n)
                   args[#args + 1] = spack('<dd', entry(st, n))
                 end
               elseif st.pushed and st.h <= st.t - 2 then
-                args[#args + 1] = i .. '.' .. sfmt('%d', st.t - 2)
+                args[#args + 1] = l.f .. '.' .. sfmt('%d', st.t - 2)
                 args[#args + 1] = spack('<dd', st.pushed[1], st.pushed[2])
               end
             end

@@ -145,7 +145,7 @@ while true do
       return q
     end
 
-    int = function(x, lo, hi) return x and x == floor(x) and x >= lo and x <= hi end
+    int = function(x, lo, hi) return x and x % 1 == 0 and x >= lo and x <= hi end -- % 1: see valid
 
     -- start returns the start of the window of width w aligned on origin that holds at.
     start = function(at, origin, w)
@@ -361,12 +361,12 @@ while true do
         if st.mem then return st.mem[n][1], st.mem[n][2] end
         local c = cache[st.i] -- the entries of leaf i read so far, by index: each field is read once
         if not c then
-          c = {}
+          c = { pre = st.i .. '.' } -- its fields' prefix
           cache[st.i] = c
         end
         local e = c[n]
         if not e then
-          local f = st.i .. '.' .. sfmt('%d', n)
+          local f = c.pre .. sfmt('%d', n)
           local s = rcall('HGET', key, f)
           if type(s) ~= 'string' or #s ~= 16 then corrupt('log entry ' .. f) end
           e = { sunpack('<dd', s) }
@@ -383,6 +383,7 @@ while true do
         if st.t == st.h then return st.h, st.base, 0 end
         local cut = at - W
         if st.nat <= cut then return st.t, max(st.base, st.ncum), 0 end
+        if st.xat == at then return st.xh, st.xb, st.xn end -- as found for at before
         local lo, hi = st.h, st.t - 1
         if entry(st, lo) <= cut then -- some expired: gallop from the head, then bisect
           local step = 1
@@ -399,6 +400,7 @@ while true do
           local _, cum = entry(st, lo - 1)
           base = max(base, cum)
         end
+        st.xat, st.xh, st.xb, st.xn = at, lo, base, st.ncum - base
         return lo, base, st.ncum - base
       end
 
@@ -420,7 +422,8 @@ while true do
         end
         if not keep then return true, at end
         local q = start(at, 0, Q)
-        local n = { h = h, t = st.t, base = base, last = at, nat = st.nat, ncum = st.ncum, mem = st.mem, i = st.i }
+        local n = { h = h, t = st.t, base = base, last = at, nat = st.nat, ncum = st.ncum, mem = st.mem, i = st.i,
+          xat = -1, xh = 0, xb = 0, xn = 0 }
         if count == 0 then
           n.h, n.t, n.base, n.nat, n.ncum = st.t, st.t + 1, 0, q, cost
         elseif q == st.nat then
