@@ -138,14 +138,17 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
     return st[4]
   end
 
+  -- load returns the state of leaf l that s holds (a string, or false for none), or nil when
+  -- it cannot be trusted.
   local function load(l, s)
-    if type(s) ~= 'string' then return nil end
+    if not s then return nil end
     local k = l.k
     if l.log then
       if #s ~= 48 then return nil end
-      local h, t, base, at, nat, ncum = sunpack('<dddddd', s)
-      if not (int(h, 0, MAXI) and int(t, h, MAXI) and int(base, 0, MAXI) and int(at, 0, MAXT) and
-            int(ncum, base, base + l[2]) and int(nat, 0, at)) then
+      local h, t, base, at, nat, ncum = sunpack('<dddddd', s) -- n % 1 == 0: see valid
+      if not (h % 1 == 0 and t % 1 == 0 and base % 1 == 0 and at % 1 == 0 and nat % 1 == 0 and ncum % 1 == 0 and
+            h >= 0 and t >= h and t <= MAXI and base >= 0 and base <= MAXI and at >= 0 and at <= MAXT and
+            ncum >= base and ncum <= base + l[2] and nat >= 0 and nat <= at) then
         return nil
       end
       return { h = h, t = t, base = base, last = at, nat = nat, ncum = ncum, i = l.i, xat = -1, xh = 0, xb = 0, xn = 0 }
@@ -418,46 +421,63 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
       return p
     end
 
-    -- tstatus mirrors numerus's Status: an And has the least limit and remaining, an Or the most, and
-    -- both are full when every child is. Its fourth result is the leaf whose tokens the remaining
-    -- counts, as typed's binding finds it, and its fifth the instant that leaf holds one token
-    -- more: in an And the child's with the fewest left (ties: the one whose next token comes last,
-    -- which holds the And back), in an Or the child's with the most (ties: the next token first).
-    -- The next token's instant is compared as answering compares answers, in ns (µs, and ns
-    -- before it: n/m µs, its sixth and seventh results, see debit), ns computed only for a tie.
-    tstatus = function(nd, S, at)
-      if nd.i then
-        local st = S[nd.i]
-        local lim, rem, full, nxt = lstatus(nd, st, at)
+    -- nextOf returns the instant from which leaf i of leaves, in state S[i] at at, holds one token
+    -- more (at when it is full): the answer of a debit of that many, and the n and m of that answer
+    -- (see debit). It is computed once for S and at, and only where tstatus meets a tie.
+    local nexts, nextsS, nextsAt -- what nextOf found, for S at at
+    local function nextOf(leaves, i, S, at)
+      if nextsS ~= S or nextsAt ~= at then nexts, nextsS, nextsAt = {}, S, at end
+      local e = nexts[i]
+      if not e then
+        local l, st = leaves[i], S[i]
+        local lim, rem = lstatus(l, st, at)
+        e = { at }
         if rem < lim then
           local more = 1
           if rem > 0 then more = rem + 1 end
-          local ok, f, n, m = ldebit(nd, st, at, more)
-          if not ok then return lim, rem, full, nd.i, f, n, m end
+          local ok, f, n, m = ldebit(l, st, at, more)
+          if not ok then e = { f, n, m } end
         end
-        return lim, rem, full, nd.i, nxt
+        nexts[i] = e
       end
-      local and_, cs = nd.k == '&', nd.c
-      local lim, rem, full, leaf, nxt, nn, nm = tstatus(cs[1], S, at)
+      return e[1], e[2], e[3]
+    end
+
+    -- later reports whether leaf i's next token (see nextOf) comes after leaf j's, compared as
+    -- answering compares answers, in ns (µs, and ns before it).
+    local function later(leaves, i, j, S, at)
+      local a, an, am = nextOf(leaves, i, S, at)
+      local b, bn, bm = nextOf(leaves, j, S, at)
+      return a > b or (a == b and lag(an, am) < lag(bn, bm))
+    end
+
+    -- tstatus mirrors numerus's Status: an And has the least limit and remaining, an Or the most, and
+    -- both are full when every child is. Its fourth result is the leaf whose tokens the remaining
+    -- counts, as typed's binding finds it: in an And the child's with the fewest left (ties: the one
+    -- whose next token comes last, which holds the And back), in an Or the child's with the most
+    -- (ties: the next token first).
+    tstatus = function(nd, S, at)
+      if nd.i then
+        local lim, rem, full = lstatus(nd, S[nd.i], at)
+        return lim, rem, full, nd.i
+      end
+      local and_, cs, leaves = nd.k == '&', nd.c, nd.leaves
+      local lim, rem, full, leaf = tstatus(cs[1], S, at)
       if at > full then full = at end
       for j = 2, #cs do
-        local cl, cr, cf, ci, cn, cnn, cnm = tstatus(cs[j], S, at)
+        local cl, cr, cf, ci = tstatus(cs[j], S, at)
         if and_ then
-          if cr < rem or (cr == rem and (cn > nxt or (cn == nxt and lag(cnn, cnm) < lag(nn, nm)))) then
-            leaf, nxt, nn, nm = ci, cn, cnn, cnm
-          end
+          if cr < rem or (cr == rem and later(leaves, ci, leaf, S, at)) then leaf = ci end
           if cl < lim then lim = cl end
           if cr < rem then rem = cr end
         else
-          if cr > rem or (cr == rem and (cn < nxt or (cn == nxt and lag(cnn, cnm) > lag(nn, nm)))) then
-            leaf, nxt, nn, nm = ci, cn, cnn, cnm
-          end
+          if cr > rem or (cr == rem and later(leaves, leaf, ci, S, at)) then leaf = ci end
           if cl > lim then lim = cl end
           if cr > rem then rem = cr end
         end
         if cf > full then full = cf end
       end
-      return lim, rem, full, leaf, nxt, nn, nm
+      return lim, rem, full, leaf
     end
 
     -- answering returns whether the tree admits cost at at and, if not, the leaf whose answer the
@@ -559,13 +579,20 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
       bind = 1
     else
       lim, rem, full, bind = tstatus(root, S, at)
-      if not ok then bind = select(2, answering(root, S, at, cost)) end
+      if not ok then
+        local _
+        _, bind = answering(root, S, at, cost)
+      end
       nxt = now -- when the tree holds one token more than rem: the answer of a debit of that many
       if rem < lim then
         local more = 1
         if rem > 0 then more = rem + 1 end
-        local nok, nfrom = tdebit(root, S, at, more)
-        if not nok then nxt = nfrom end
+        if not ok and more == cost then -- the debit just refused, on the same states
+          nxt = from
+        else
+          local nok, nfrom = tdebit(root, S, at, more)
+          if not nok then nxt = nfrom end
+        end
       end
     end
 

@@ -368,7 +368,7 @@ while true do
         if not e then
           local f = c.pre .. sfmt('%d', n)
           local s = rcall('HGET', key, f)
-          if type(s) ~= 'string' or #s ~= 16 then corrupt('log entry ' .. f) end
+          if not s or #s ~= 16 then corrupt('log entry ' .. f) end -- HGET: a string, or false
           e = { sunpack('<dd', s) }
           if not (int(e[1], 0, st.nat) and int(e[2], 0, st.ncum)) then corrupt('log entry ' .. f) end
           c[n] = e
