@@ -4,3 +4,5 @@ import "time"
 
 // t0 is the instant every test starts from.
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+const year = 365 * 24 * time.Hour
