@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numerus-closus/numerus"
 	"pgregory.net/rapid"
+
+	"github.com/numerus-closus/numerus"
 )
 
 // A model is a naive reference for one algorithm: plain data and exact arithmetic, slow and
@@ -298,4 +299,33 @@ func checkStep(t *rapid.T, i int, l numerus.Limiter, d *driver, at, cost int64) 
 		t.Fatalf("debit %d: %s: full %v, model %v (finite %v)", i, next, s.Full, time.Unix(0, full), fullFinite)
 	}
 	return next
+}
+
+// TestBucketsEquivalent is the property that GCRA(rate, b), TokenBucket(b, rate) and
+// LeakyBucket(b, rate) decide identically, answers and status included, on every timeline.
+func TestBucketsEquivalent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.Int64Range(1, 8).Draw(t, "burst")
+		tokens, per := rapid.Int64Range(1, 9).Draw(t, "rate tokens"), periods().Draw(t, "rate period")
+		ls := []numerus.Limiter{bucket("gcra", n, tokens, per).l, bucket("token", n, tokens, per).l,
+			bucket("leaky", n, tokens, per).l}
+		at := drawEra(t)
+		for i, e := range drawTimeline(t, max(n*per/tokens, 1), n+1, 60) {
+			at = at.Add(time.Duration(e.step))
+			n0, f0, ok0 := ls[0].DebitN(at, e.cost)
+			s0 := ls[0].Status(at)
+			for j, l := range ls[1:] {
+				next, f, ok := l.DebitN(at, e.cost)
+				if s := l.Status(at); ok != ok0 || !f.Equal(f0) || !sameStatus(s, s0) {
+					t.Fatalf("debit %d: %s: %v %v %+v; %s: %v %v %+v", i, ls[0], ok0, f0, s0, l, ok, f, s)
+				}
+				if ok {
+					ls[j+1] = next
+				}
+			}
+			if ok0 {
+				ls[0] = n0
+			}
+		}
+	})
 }
