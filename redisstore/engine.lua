@@ -1,14 +1,13 @@
 -- The engine of the numerus redisstore script: see plain.lua. It decides trees, logs and policy
 -- changes, with the leaves' algorithms of plain.lua.
 
--- engine defines the engine, on the leaves' algorithms and helpers of plain.lua (needLogs(key)
--- defines the logs' for the check of key, and returns their entry function), and returns its
+-- engine defines the engine, on the leaves' algorithms and helpers of plain.lua, and returns its
 -- check and its policy's readers, of text and of the packed nodes.
-local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
+local function engine(cdiv, valid, fresh, counts, debit, status)
   local NEVER = math.huge
   local MAXI = 2 ^ 53 -- no number may exceed it
   local MAXT = 2 ^ 52 -- no instant the store writes exceeds it (2112): past it, sums are not exact
-  local fmod, min, max, tonumber, type = math.fmod, math.min, math.max, tonumber, type
+  local fmod, floor, min, max, tonumber, type = math.fmod, math.floor, math.min, math.max, tonumber, type
   local spack, sunpack, sfmt = struct.pack, struct.unpack, string.format
   local rcall, rpcall = redis.call, redis.pcall
   local key -- the key of the check that runs
@@ -17,6 +16,106 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
   -- NAMES are the fields of the first leaves' states, written here: tostring formats a number at
   -- some 3,000 instructions.
   local NAMES = { '1', '2', '3', '4', '5', '6', '7', '8', '9' }
+
+  int = function(x, lo, hi) return x and x % 1 == 0 and x >= lo and x <= hi end -- % 1: see valid
+
+  -- needLogs defines the logs' algorithms, for the check of the key name (no entry read yet), and
+  -- returns entry.
+  local function needLogs(name)
+    key, cache = name, {}
+    if entry then return entry end
+    local function corrupt(what)
+      error({ err = 'NUMERUS_CORRUPT ' .. key .. ': ' .. what })
+    end
+
+    entry = function(st, n)
+      if n == st.t - 1 then return st.nat, st.ncum end
+      if st.pushed and n == st.t - 2 then return st.pushed[1], st.pushed[2] end
+      if st.mem then return st.mem[n][1], st.mem[n][2] end
+      local c = cache[st.i] -- the entries of leaf i read so far, by index: each field is read once
+      if not c then
+        c = { pre = st.i .. '.' } -- its fields' prefix
+        cache[st.i] = c
+      end
+      local e = c[n]
+      if not e then
+        local f = c.pre .. sfmt('%d', n)
+        local s = rcall('HGET', key, f)
+        if not s or #s ~= 16 then corrupt('log entry ' .. f) end -- HGET: a string, or false
+        e = { sunpack('<dd', s) }
+        if not (int(e[1], 0, st.nat) and int(e[2], 0, st.ncum)) then corrupt('log entry ' .. f) end
+        c[n] = e
+      end
+      return e[1], e[2]
+    end
+
+    -- expire returns the head, base and count of a log's live entries at at: the entries more than
+    -- a width old are dropped, found by galloping from the head then bisecting, so dropping k of
+    -- them reads O(log k) fields.
+    expire = function(W, st, at)
+      if st.t == st.h then return st.h, st.base, 0 end
+      local cut = at - W
+      if st.nat <= cut then return st.t, max(st.base, st.ncum), 0 end
+      if st.xat == at then return st.xh, st.xb, st.xn end -- as found for at before
+      local lo, hi = st.h, st.t - 1
+      if entry(st, lo) <= cut then -- some expired: gallop from the head, then bisect
+        local step = 1
+        while lo + step < hi and entry(st, lo + step) <= cut do lo, step = lo + step, step * 2 end
+        hi = min(hi, lo + step)
+        lo = lo + 1
+        while lo < hi do
+          local mid = floor((lo + hi) / 2)
+          if entry(st, mid) > cut then hi = mid else lo = mid + 1 end
+        end
+      end
+      local base = st.base
+      if lo > st.h then
+        local _, cum = entry(st, lo - 1)
+        base = max(base, cum)
+      end
+      st.xat, st.xh, st.xb, st.xn = at, lo, base, st.ncum - base
+      return lo, base, st.ncum - base
+    end
+
+    -- logDebit is debit for a sliding log of width W, limit size and sub-window Q, in state st:
+    -- admitted, its third result is the state that follows, when keep is set.
+    logDebit = function(W, size, Q, at, cost, st, keep)
+      if cost > size then return false, NEVER end
+      at = max(at, st.last)
+      local h, base, count = expire(W, st, at)
+      local over = cost - (size - count) -- count + cost may pass 2^53: not exact
+      if over > 0 then
+        local lo, hi = h, st.t - 1
+        while lo < hi do
+          local mid = floor((lo + hi) / 2)
+          local _, cum = entry(st, mid)
+          if cum - base >= over then hi = mid else lo = mid + 1 end
+        end
+        return false, entry(st, lo) + W
+      end
+      if not keep then return true, at end
+      local q = start(at, 0, Q)
+      local n = { h = h, t = st.t, base = base, last = at, nat = st.nat, ncum = st.ncum, mem = st.mem, i = st.i,
+        xat = -1, xh = 0, xb = 0, xn = 0 }
+      if count == 0 then
+        n.h, n.t, n.base, n.nat, n.ncum = st.t, st.t + 1, 0, q, cost
+      elseif q == st.nat then
+        n.ncum = st.ncum + cost
+      else
+        n.t, n.nat, n.ncum, n.pushed = st.t + 1, q, st.ncum + cost, { st.nat, st.ncum }
+      end
+      return true, at, n
+    end
+
+    logStatus = function(W, size, _, at, st)
+      at = max(at, st.last)
+      local _, _, count = expire(W, st, at)
+      local full = at
+      if count > 0 then full = st.nat + W end
+      return size, size - count, full
+    end
+    return entry
+  end
 
   local function corrupt(what)
     error({ err = 'NUMERUS_CORRUPT ' .. key .. ': ' .. what })

@@ -2,7 +2,7 @@
 -- plain path left, from the i-th on: all of them, for a policy that is not plain.
 
 if K[i] then
-  local check, parse, unpackPolicy = engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
+  local check, parse, unpackPolicy = engine(cdiv, valid, fresh, counts, debit, status)
   local root, leaves -- a plain policy comes as text alone (see consts)
   if k == '-' then root, leaves = unpackPolicy(A[4], tail) else root, leaves = parse(pol) end
   if not root then return redis.error_reply('NUMERUS_ARGS bad policy for ' .. tostring(K[i])) end

@@ -42,8 +42,8 @@
 -- The script is this file, engine.lua and main.lua, joined (see script.go). It runs in full on
 -- every call, and each function it defines is a closure made anew, so it defines each only where
 -- it is needed. Each algorithm exists once, for the plain path and for trees and logs alike: debit
--- and status (with next) in the leaves below, advance (which only trees need) in engine.lua; all
--- but the GCRA of the plain path (see GCRA).
+-- and status (with next) in the leaves below, the logs' own parts (which only the engine reaches)
+-- and advance (which only trees need) in engine.lua; all but the GCRA of the plain path (see GCRA).
 -- A subject under a plain policy, kept under that policy or not at all (the common case), takes
 -- the plain path of this file: one GET (none in a batch, which reads the plain keys with one
 -- MGET) and one PSETEX (a SET with its TTL, which costs less than SET PX), on plain numbers, with
@@ -108,10 +108,11 @@ end
 local MAXI = 2 ^ 53 -- no number may exceed it
 local MAXT = 2 ^ 52 -- no instant the store writes exceeds it (2112): past it, sums are not exact
 
--- The leaves' algorithms and their helpers, defined in stage 2 below (see the leaves), and the key
--- and log entries read of the check that runs.
-local fdiv, cdiv, int, start, valid, fresh, counts, debit, status, needLogs, entry, expire
-local key, cache
+-- The leaves' algorithms and their helpers, defined in stage 2 below (see the leaves), but the
+-- logs' (logDebit, logStatus and expire) and int, which only the engine needs and defines (see
+-- needLogs in engine.lua); and the log entries read of the check that runs.
+local fdiv, cdiv, int, start, valid, fresh, counts, debit, status, expire, logDebit, logStatus
+local cache
 
 -- The plain path: the checks, in turn, of a plain policy pol of kind k and numbers a, b, c, d, e
 -- (see the top of this file), on subjects whose key holds that policy or nothing. The key is a
@@ -128,7 +129,6 @@ while true do
     local NEVER = math.huge
     local fmod, floor, min, max = math.fmod, math.floor, math.min, math.max
     local spack, sunpack, sfmt, rcall = struct.pack, struct.unpack, string.format, redis.call
-    local logDebit, logStatus -- defined by needLogs
 
     -- fdiv and cdiv divide integers 0 <= x < 2^53 by y >= 1, rounding down and up (see x % y).
     fdiv = function(x, y)
@@ -145,11 +145,11 @@ while true do
       return q
     end
 
-    int = function(x, lo, hi) return x and x % 1 == 0 and x >= lo and x <= hi end -- % 1: see valid
-
     -- start returns the start of the window of width w aligned on origin that holds at.
     start = function(at, origin, w)
-      local m = fmod(at - origin, w)
+      local x = at - origin
+      local m
+      if x >= 0 then m = x % w else m = fmod(x, w) end -- % where it is exact (see x % y)
       if m < 0 then m = m + w end
       return at - m
     end
@@ -162,7 +162,7 @@ while true do
     -- keeps them: for g the TAT q + r/N and the latest instant; for t the tokens and for l the water,
     -- both scaled by P, and the latest instant; for f the tokens left; for w and c the start of the
     -- window counted, the previous and current counts and the latest instant; for a log, a is its
-    -- table (see the logs below). The functions take and return plain numbers, not tables: a table
+    -- table (see needLogs in engine.lua). The functions take and return plain numbers, not tables: a table
     -- costs the server some 2,000 instructions.
 
     -- valid reports whether a state read from a key can be trusted under the leaf.
@@ -341,107 +341,11 @@ while true do
         lim, rem, full = logStatus(x, y, z, at, a)
       end
       if not more or rem >= lim then return lim, rem, full, at end
-      local ok, from = debit(k, x, y, z, at, max(rem, 0) + 1, a, b, c, d)
+      local n = 1 -- one token more
+      if rem > 0 then n = rem + 1 end
+      local ok, from = debit(k, x, y, z, at, n, a, b, c, d)
       if ok then return lim, rem, full, at end
       return lim, rem, full, from
-    end
-
-    -- needLogs defines the logs' algorithms, for the check of the key name (no entry read yet), and
-    -- returns entry.
-    needLogs = function(name)
-      key, cache = name, {}
-      if entry then return entry end
-      local function corrupt(what)
-        error({ err = 'NUMERUS_CORRUPT ' .. key .. ': ' .. what })
-      end
-
-      entry = function(st, n)
-        if n == st.t - 1 then return st.nat, st.ncum end
-        if st.pushed and n == st.t - 2 then return st.pushed[1], st.pushed[2] end
-        if st.mem then return st.mem[n][1], st.mem[n][2] end
-        local c = cache[st.i] -- the entries of leaf i read so far, by index: each field is read once
-        if not c then
-          c = { pre = st.i .. '.' } -- its fields' prefix
-          cache[st.i] = c
-        end
-        local e = c[n]
-        if not e then
-          local f = c.pre .. sfmt('%d', n)
-          local s = rcall('HGET', key, f)
-          if not s or #s ~= 16 then corrupt('log entry ' .. f) end -- HGET: a string, or false
-          e = { sunpack('<dd', s) }
-          if not (int(e[1], 0, st.nat) and int(e[2], 0, st.ncum)) then corrupt('log entry ' .. f) end
-          c[n] = e
-        end
-        return e[1], e[2]
-      end
-
-      -- expire returns the head, base and count of a log's live entries at at: the entries more than
-      -- a width old are dropped, found by galloping from the head then bisecting, so dropping k of
-      -- them reads O(log k) fields.
-      expire = function(W, st, at)
-        if st.t == st.h then return st.h, st.base, 0 end
-        local cut = at - W
-        if st.nat <= cut then return st.t, max(st.base, st.ncum), 0 end
-        if st.xat == at then return st.xh, st.xb, st.xn end -- as found for at before
-        local lo, hi = st.h, st.t - 1
-        if entry(st, lo) <= cut then -- some expired: gallop from the head, then bisect
-          local step = 1
-          while lo + step < hi and entry(st, lo + step) <= cut do lo, step = lo + step, step * 2 end
-          hi = min(hi, lo + step)
-          lo = lo + 1
-          while lo < hi do
-            local mid = floor((lo + hi) / 2)
-            if entry(st, mid) > cut then hi = mid else lo = mid + 1 end
-          end
-        end
-        local base = st.base
-        if lo > st.h then
-          local _, cum = entry(st, lo - 1)
-          base = max(base, cum)
-        end
-        st.xat, st.xh, st.xb, st.xn = at, lo, base, st.ncum - base
-        return lo, base, st.ncum - base
-      end
-
-      -- logDebit is debit for a sliding log of width W, limit size and sub-window Q, in state st:
-      -- admitted, its third result is the state that follows, when keep is set.
-      logDebit = function(W, size, Q, at, cost, st, keep)
-        if cost > size then return false, NEVER end
-        at = max(at, st.last)
-        local h, base, count = expire(W, st, at)
-        local over = cost - (size - count) -- count + cost may pass 2^53: not exact
-        if over > 0 then
-          local lo, hi = h, st.t - 1
-          while lo < hi do
-            local mid = floor((lo + hi) / 2)
-            local _, cum = entry(st, mid)
-            if cum - base >= over then hi = mid else lo = mid + 1 end
-          end
-          return false, entry(st, lo) + W
-        end
-        if not keep then return true, at end
-        local q = start(at, 0, Q)
-        local n = { h = h, t = st.t, base = base, last = at, nat = st.nat, ncum = st.ncum, mem = st.mem, i = st.i,
-          xat = -1, xh = 0, xb = 0, xn = 0 }
-        if count == 0 then
-          n.h, n.t, n.base, n.nat, n.ncum = st.t, st.t + 1, 0, q, cost
-        elseif q == st.nat then
-          n.ncum = st.ncum + cost
-        else
-          n.t, n.nat, n.ncum, n.pushed = st.t + 1, q, st.ncum + cost, { st.nat, st.ncum }
-        end
-        return true, at, n
-      end
-
-      logStatus = function(W, size, _, at, st)
-        at = max(at, st.last)
-        local _, _, count = expire(W, st, at)
-        local full = at
-        if count > 0 then full = st.nat + W end
-        return size, size - count, full
-      end
-      return entry
     end
   end
   while K[i] and k ~= '-' do
