@@ -60,9 +60,10 @@ func scriptText(sp typed.Spec) string {
 	return strings.Join(parts, " ")
 }
 
-// TestLimitsOfThePolicy: CheckPolicy's encoding and the script's own reading of a policy take one
-// at each limit that package typed holds every policy to and refuse one a step past it, with
-// numerus.ErrInvalidArgument in Go and a refusal of the policy in the script.
+// TestLimitsOfThePolicy: CheckPolicy's encoding and the script's own readings of a policy (the
+// nodes a call packs, the text a key keeps) take one at each limit that package typed holds every
+// policy to and refuse one a step past it, with numerus.ErrInvalidArgument in Go, a refusal of the
+// policy in the script, and a key kept under it found unreadable (corrupt).
 func TestLimitsOfThePolicy(t *testing.T) {
 	c := redistest.Start(t).Client(t)
 	ctx := context.Background()
@@ -85,6 +86,18 @@ func TestLimitsOfThePolicy(t *testing.T) {
 			require.NoError(t, cmd.Err(), name)
 		} else {
 			require.ErrorContains(t, cmd.Err(), "bad policy", name)
+		}
+		kept := "numerus-limits-kept:" + name // a key kept under the policy, checked under another
+		require.NoError(t, c.HSet(ctx, kept, "p", text).Err(), name)
+		other := "& 2 f 3 f 3"
+		cmd = call{op: opAcquire, key: kept, pr: &program{text: other, consts: pack(1000, strings.Fields(other))}}.
+			command(ctx, "eval", engineSource, "1000")
+		_ = c.Process(ctx, cmd)
+		require.ErrorContains(t, cmd.Err(), "NUMERUS_CORRUPT", name)
+		if lc.ok { // read, and found without the states of its leaves
+			require.ErrorContains(t, cmd.Err(), "state of leaf", name)
+		} else {
+			require.ErrorContains(t, cmd.Err(), "unreadable policy", name)
 		}
 	}
 }
