@@ -10,7 +10,7 @@ import (
 )
 
 // TestExactRate checks that 3/s, which no whole number of nanoseconds divides, does not drift
-// (PITFALLS 3), driven by Schedule: back-to-back debits go through each second [t0+k, t0+k+1)
+// (PITFALLS 3), driven by Admissions: back-to-back debits go through each second [t0+k, t0+k+1)
 // exactly three times. With a burst of 2, the bucket never caps a refill, so the n-th debit
 // after the first is due at ⌈(n−1)/3⌉ seconds to the nanosecond. (With a burst of 1 the bucket is
 // full when each answer, rounded up to the nanosecond, comes, so the fraction of a nanosecond
@@ -39,7 +39,7 @@ func TestExactRate(t *testing.T) {
 func exactRate(t *testing.T, l numerus.Limiter, burst int64, events int) {
 	second, inSecond, n := int64(0), 0, 0
 	var last time.Time
-	for at := range numerus.Schedule(l, t0, 1) {
+	for at := range numerus.Admissions(l, t0, 1) {
 		if k := int64(at.Sub(t0) / time.Second); k != second {
 			want := 3
 			if second == 0 {

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // TestNextDebitable checks the order of answers, with Never after every instant, and its zero
@@ -94,26 +95,26 @@ func TestNextDebitableOrder(t *testing.T) {
 	})
 }
 
-// TestSchedule checks the pure schedule: instants of back-to-back debits with the limiter after
+// TestAdmissions checks the pure schedule: instants of back-to-back debits with the limiter after
 // each, an end at Never, an early stop, and l left as it was.
-func TestSchedule(t *testing.T) {
+func TestAdmissions(t *testing.T) {
 	l := numerus.Must(numerus.GCRA(numerus.PerSecond(2), 2))
 	var got []time.Duration
-	for at := range numerus.Schedule(l, t0, 1) {
+	for at := range numerus.Admissions(l, t0, 1) {
 		if got = append(got, at.Sub(t0)); len(got) == 5 {
 			break
 		}
 	}
 	require.Equal(t, []time.Duration{0, 0, 500 * time.Millisecond, time.Second, 1500 * time.Millisecond}, got)
-	require.Equal(t, int64(2), l.Status(t0).Remaining, "Schedule changed the limiter")
+	require.Equal(t, int64(2), l.Status(t0).Remaining, "Admissions changed the limiter")
 
 	n := 0
-	for range numerus.Schedule(numerus.Must(numerus.FiniteBucket(3)), t0, 1) {
+	for range numerus.Admissions(numerus.Must(numerus.FiniteBucket(3)), t0, 1) {
 		n++
 	}
 	require.Equal(t, 3, n, "the schedule of a finite bucket ends at Never")
 
-	for at, next := range numerus.Schedule(numerus.Must(numerus.SlidingWindow(time.Minute, 3)), t0, 2) {
+	for at, next := range numerus.Admissions(numerus.Must(numerus.SlidingWindow(time.Minute, 3)), t0, 2) {
 		require.True(t, at.Equal(t0))
 		require.Equal(t, int64(1), next.Status(t0).Remaining, "the limiter after the first debit")
 		break
@@ -156,11 +157,11 @@ func (stuck) Status(at time.Time) numerus.Status {
 
 func (stuck) String() string { return "stuck" }
 
-// TestScheduleFaultyLimiter checks that Schedule ends, instead of looping forever, on a limiter
+// TestAdmissionsFaultyLimiter checks that Admissions ends, instead of looping forever, on a limiter
 // that answers the very instant it refused.
-func TestScheduleFaultyLimiter(t *testing.T) {
+func TestAdmissionsFaultyLimiter(t *testing.T) {
 	calls := 0
-	for range numerus.Schedule(stuck{&calls}, t0, 1) {
+	for range numerus.Admissions(stuck{&calls}, t0, 1) {
 		t.Fatal("stuck admitted a debit")
 	}
 	require.Equal(t, 1, calls)
@@ -179,14 +180,14 @@ func (c creeping) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, b
 	return c.DebitN(at, 1)
 }
 
-// TestScheduleCreepingLimiter checks that Schedule ends after MaxSearch refusals in a row, where a
+// TestAdmissionsCreepingLimiter checks that Admissions ends after limits.Search refusals in a row, where a
 // lawful limiter refuses at most once before each admission.
-func TestScheduleCreepingLimiter(t *testing.T) {
+func TestAdmissionsCreepingLimiter(t *testing.T) {
 	calls := 0
-	for range numerus.Schedule(creeping{stuck{&calls}}, t0, 1) {
+	for range numerus.Admissions(creeping{stuck{&calls}}, t0, 1) {
 		t.Fatal("creeping admitted a debit")
 	}
-	require.Equal(t, numerus.MaxSearch, calls)
+	require.Equal(t, limits.Search, calls)
 }
 
 // TestDebitableAfter checks that DebitableAfter(at, d) is the answer DebitableFrom(at.Add(d)) in

@@ -58,11 +58,11 @@ func ExampleGate_Take() {
 	// true
 }
 
-func ExampleGate_Schedule() {
+func ExampleGate_Admissions() {
 	// 2 at once, then one every 500ms: 3 in the first second, as below.
 	g := schedule.NewGate(numerus.Must(numerus.GCRA(numerus.PerSecond(2), 2)))
 	var start time.Time
-	for at := range g.Schedule(1) {
+	for at := range g.Admissions(1) {
 		if start.IsZero() {
 			start = at
 		}

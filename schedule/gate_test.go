@@ -316,18 +316,18 @@ func TestGateScheduleIsThePlannerOnTheGateState(t *testing.T) {
 	l := gcra(t, numerus.PerSecond(2), 2)
 	g := newGate(l, f)
 	var want []time.Time
-	for at := range numerus.Schedule(l, t0, 1) {
+	for at := range numerus.Admissions(l, t0, 1) {
 		if want = append(want, at); len(want) == 6 {
 			break
 		}
 	}
-	assert.Equal(t, want, firstN(g.Schedule(1), 6))
+	assert.Equal(t, want, firstN(g.Admissions(1), 6))
 
 	g.Pause(t0.Add(time.Minute))
-	got := firstN(g.Schedule(1), 3)
+	got := firstN(g.Admissions(1), 3)
 	p := t0.Add(time.Minute)
 	assert.Equal(t, []time.Time{p, p, p.Add(500 * time.Millisecond)}, got, "after the pause, full again")
-	assert.Empty(t, firstN(g.Schedule(3), 1), "never: nothing")
+	assert.Empty(t, firstN(g.Admissions(3), 1), "never: nothing")
 }
 
 func firstN(seq func(func(time.Time, numerus.Limiter) bool), n int) []time.Time {
@@ -368,7 +368,7 @@ func TestGatePanicsOnCostBelowOne(t *testing.T) {
 	g := NewGate(numerus.AlwaysAllow())
 	assert.Panics(t, func() { g.TryTake(0) })
 	assert.Panics(t, func() { _, _ = g.Take(context.Background(), -1) })
-	assert.Panics(t, func() { g.Schedule(0) })
+	assert.Panics(t, func() { g.Admissions(0) })
 }
 
 // TestGatePauseFailsAWaiterDueAtItsDeadline: a pause that moves a waiter's turn exactly onto its

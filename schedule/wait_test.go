@@ -9,6 +9,7 @@ import (
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/clock"
+	"github.com/numerus-closus/numerus/internal/limits"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -180,20 +181,20 @@ func (openingAt) Status(time.Time) numerus.Status { return numerus.Status{Limit:
 
 func (openingAt) String() string { return "opening" }
 
-// TestGateAndScheduleGiveUpAlike: the Gate's forecast and numerus.Schedule give up after the same
-// number of refusals in a row (MaxSearch), so they agree on a limiter that needs one fewer and on
+// TestGateAndScheduleGiveUpAlike: the Gate's forecast and numerus.Admissions give up after the same
+// number of refusals in a row (limits.Search), so they agree on a limiter that needs one fewer and on
 // one that needs that many.
 func TestGateAndScheduleGiveUpAlike(t *testing.T) {
-	for _, refusals := range []int{numerus.MaxSearch - 1, numerus.MaxSearch} {
+	for _, refusals := range []int{limits.Search - 1, limits.Search} {
 		l := openingAt{from: t0.Add(time.Duration(refusals))}
 		g := newGate(l, clock.NewFake(t0))
 		from, _ := g.TryTake(1)
 		planned := false
-		for range numerus.Schedule(l, t0, 1) {
+		for range numerus.Admissions(l, t0, 1) {
 			planned = true
 			break
 		}
-		require.Equal(t, refusals < numerus.MaxSearch, planned, "%d refusals: Schedule", refusals)
+		require.Equal(t, refusals < limits.Search, planned, "%d refusals: Admissions", refusals)
 		require.Equal(t, planned, !from.IsNever(), "%d refusals: the gate's forecast %v", refusals, from)
 	}
 }

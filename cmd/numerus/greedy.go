@@ -32,7 +32,7 @@ import (
 //     sender started at B−L and, for each distinct instant t it admits at before B, the start
 //     a = B−1ns−(t−(B−L)) that puts that admission at B−1ns (and B−1ns itself), and counts from
 //     each. TestMostMatchesEveryPhase checks the search against every phase, nanosecond by
-//     nanosecond, on small random policies, and the golden tests against numerus.Schedule.
+//     nanosecond, on small random policies, and the golden tests against numerus.Admissions.
 //
 // An Or is not monotone (see most): its counts are exact without windows, and lower bounds with.
 //
