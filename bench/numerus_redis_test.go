@@ -8,6 +8,7 @@ import (
 
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
+	"github.com/numerus-closus/numerus/typed"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -28,7 +29,7 @@ type numerusRedisTaker struct {
 
 func openNumerusRedis(_ *testing.B, rdb redis.UniversalClient, p keyedPolicy) keyedTaker {
 	store := must(redisstore.New(rdb, redisstore.WithMinTTL(time.Second)))
-	l := must(keyed.New(store, keyed.Rate(p.tokens, p.per, p.tokens), keyed.StringKey{}))
+	l := must(keyed.New(store, typed.Spec{Algo: typed.AlgoGCRA, Count: p.tokens, Period: p.per, Burst: p.tokens}, keyed.StringKey{}))
 	return numerusRedisTaker{store: store, l: l}
 }
 

@@ -71,14 +71,14 @@ func TestCodecs(t *testing.T) {
 	c := keyed.CodecFunc[point](func(dst []byte, p point) []byte {
 		return strconv.AppendInt(append(strconv.AppendInt(dst, int64(p.x), 10), ','), int64(p.y), 10)
 	})
-	l, err := keyed.New(memory.New(), keyed.PerSecond(1), c, keyed.WithNamespace("grid"))
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), c, keyed.WithNamespace("grid"))
 	require.NoError(t, err)
 	assert.Equal(t, "4:grid:3,-4", l.Key(point{3, -4}))
 }
 
 // TestDefaultNamespace: without WithNamespace, keys are framed in "ratelimit".
 func TestDefaultNamespace(t *testing.T) {
-	l, err := keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{})
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), keyed.StringKey{})
 	require.NoError(t, err)
 	assert.Equal(t, keyed.DefaultNamespace, l.Namespace())
 	assert.Equal(t, "ratelimit", keyed.DefaultNamespace)
@@ -88,7 +88,7 @@ func TestDefaultNamespace(t *testing.T) {
 // TestRequest: a Limiter's request carries the key, policy and cost its checks send, and its
 // clock's instant, or none without a clock; a store deciding it decides as TryAcquire does.
 func TestRequest(t *testing.T) {
-	plain, err := keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{})
+	plain, err := keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), keyed.StringKey{})
 	require.NoError(t, err)
 	r := plain.Request("alice", 1)
 	assert.Equal(t, plain.Key("alice"), string(r.Key))
@@ -98,7 +98,7 @@ func TestRequest(t *testing.T) {
 
 	now := t0
 	store := memory.New()
-	l, err := keyed.New(store, keyed.PerSecond(1), keyed.IntKey[int]{}, keyed.WithNamespace("n"), keyed.WithClock(func() time.Time { return now }))
+	l, err := keyed.New(store, numerus.Must(typed.Parse("1/s")), keyed.IntKey[int]{}, keyed.WithNamespace("n"), keyed.WithClock(func() time.Time { return now }))
 	require.NoError(t, err)
 	r = l.Request(7, 1)
 	assert.Equal(t, l.Key(7), string(r.Key))
@@ -124,13 +124,13 @@ func TestRequest(t *testing.T) {
 }
 
 func TestPolicies(t *testing.T) {
-	assert.Equal(t, "sliding 10/s", keyed.PerSecond(10).String())
-	assert.Equal(t, "sliding 60/m", keyed.PerMinute(60).String())
-	assert.Equal(t, "sliding 3600/h", keyed.PerHour(3600).String())
-	assert.Equal(t, "gcra 100/s burst 200", keyed.Rate(100, time.Second, 200).String())
+	assert.Equal(t, "sliding 10/s", numerus.Must(typed.Parse("10/s")).String())
+	assert.Equal(t, "sliding 60/m", numerus.Must(typed.Parse("60/m")).String())
+	assert.Equal(t, "sliding 3600/h", numerus.Must(typed.Parse("3600/h")).String())
+	assert.Equal(t, "gcra 100/s burst 200", numerus.Must(typed.Parse("gcra 100/s burst 200")).String())
 	// 100/s sustained, bursting to 200: 200 at once after a quiet spell, then 100 a second.
 	now := t0
-	l, err := keyed.New(memory.New(), keyed.Rate(100, time.Second, 200), keyed.StringKey{}, keyed.WithClock(func() time.Time { return now }))
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("gcra 100/s burst 200")), keyed.StringKey{}, keyed.WithClock(func() time.Time { return now }))
 	require.NoError(t, err)
 	ctx := context.Background()
 	count := func() (n int) {
@@ -164,15 +164,14 @@ func mostInAnySpan(at []int64, span time.Duration) int {
 	return most
 }
 
-// TestPerPeriodAdmitsAtMostN: PerSecond(n), PerMinute(n) and PerHour(n) admit at most n of a
+// TestPerPeriodAdmitsAtMostN: the notation's bare rates, n/s, n/m and n/h, admit at most n of a
 // subject's checks in any span of their period (half-open), all n at once, on any timeline of
 // one-token checks, and keep no subject from another's tokens.
 func TestPerPeriodAdmitsAtMostN(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.Int64Range(1, 30).Draw(t, "n")
 		per := rapid.SampledFrom([]time.Duration{time.Second, time.Minute, time.Hour}).Draw(t, "period")
-		spec := map[time.Duration]func(int64) typed.Spec{time.Second: keyed.PerSecond, time.Minute: keyed.PerMinute,
-			time.Hour: keyed.PerHour}[per](n)
+		spec := typed.Spec{Algo: typed.AlgoSliding, Count: n, Period: per} // "n/s", "n/m", "n/h"
 		now := t0
 		l, err := keyed.New(memory.New(), spec, keyed.StringKey{}, keyed.WithClock(func() time.Time { return now }))
 		require.NoError(t, err)
@@ -204,19 +203,19 @@ func TestPerPeriodAdmitsAtMostN(t *testing.T) {
 	})
 }
 
-func TestWait(t *testing.T) {
-	var zero keyed.Wait
+func TestDuration(t *testing.T) {
+	var zero keyed.Duration
 	assert.True(t, zero.IsNever())
-	assert.Equal(t, keyed.Never(), zero)
+	assert.NotEqual(t, keyed.DurationOf(0), zero, "never is not a zero wait")
 	assert.Equal(t, "never", zero.String())
 	_, ok := zero.Seconds()
 	assert.False(t, ok)
 	for d, want := range map[time.Duration]int64{0: 0, 1: 1, time.Second: 1, time.Second + 1: 2, 2500 * time.Millisecond: 3, -time.Second: 0} {
-		s, ok := keyed.WaitFor(d).Seconds()
+		s, ok := keyed.DurationOf(d).Seconds()
 		assert.True(t, ok)
 		assert.Equal(t, want, s, "%v", d)
 	}
-	assert.Equal(t, "1.5s", keyed.WaitFor(1500*time.Millisecond).String())
+	assert.Equal(t, "1.5s", keyed.DurationOf(1500*time.Millisecond).String())
 	var d keyed.Decision
 	assert.False(t, d.Allowed)
 	assert.True(t, d.RetryAfter.IsNever())
@@ -226,42 +225,42 @@ func TestWait(t *testing.T) {
 // Never, remaining is clamped at zero, an admission waits zero, and every field is overwritten.
 func TestSetOutcome(t *testing.T) {
 	at := typed.UnixNanos(t0)
-	d := keyed.Decision{Allowed: true, Remaining: 9, Limit: 9, ResetAfter: keyed.WaitFor(1), RetryAfter: keyed.WaitFor(1)}
+	d := keyed.Decision{Allowed: true, Remaining: 9, Limit: 9, FullAfter: keyed.DurationOf(1), RetryAfter: keyed.DurationOf(1)}
 	d.SetOutcome(typed.Outcome{Remaining: -2, Limit: 5, Retry: at + 1500, Full: typed.Never, Next: at + 1500, Binds: 2}, false, at)
-	assert.Equal(t, keyed.Decision{Limit: 5, ResetAfter: keyed.Never(), RetryAfter: keyed.WaitFor(1500), RefillAfter: keyed.WaitFor(1500), Binding: 2}, d)
+	assert.Equal(t, keyed.Decision{Limit: 5, FullAfter: keyed.Duration{}, RetryAfter: keyed.DurationOf(1500), RefillAfter: keyed.DurationOf(1500), Binding: 2}, d)
 	d.SetOutcome(typed.Outcome{Remaining: 3, Limit: 5, Retry: at, Full: at + 7, Next: at + 3}, true, at)
-	assert.Equal(t, keyed.Decision{Allowed: true, Remaining: 3, Limit: 5, ResetAfter: keyed.WaitFor(7), RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(3)}, d)
+	assert.Equal(t, keyed.Decision{Allowed: true, Remaining: 3, Limit: 5, FullAfter: keyed.DurationOf(7), RetryAfter: keyed.DurationOf(0), RefillAfter: keyed.DurationOf(3)}, d)
 	d.SetOutcome(typed.Outcome{Limit: 5, Retry: typed.Never, Full: at - 1, Next: typed.Never}, false, at)
-	assert.Equal(t, keyed.Decision{Limit: 5, ResetAfter: keyed.WaitFor(0), RetryAfter: keyed.Never(), RefillAfter: keyed.Never()}, d)
+	assert.Equal(t, keyed.Decision{Limit: 5, FullAfter: keyed.DurationOf(0), RetryAfter: keyed.Duration{}, RefillAfter: keyed.Duration{}}, d)
 	// Admitted at the last instant, whose number is Never's: the retry is still now.
 	d.SetOutcome(typed.Outcome{Remaining: 1, Limit: 2, Retry: typed.Never, Full: typed.Never}, true, typed.Never)
-	assert.Equal(t, keyed.WaitFor(0), d.RetryAfter)
+	assert.Equal(t, keyed.DurationOf(0), d.RetryAfter)
 }
 
 // TestNewRejects covers what New refuses besides invalid specs (the conformance kit has those):
 // a nil store (a nil interface, or a nil pointer in one) or codec, and a store's own check.
 func TestNewRejects(t *testing.T) {
-	_, err := keyed.New[string](nil, keyed.PerSecond(1), keyed.StringKey{})
+	_, err := keyed.New[string](nil, numerus.Must(typed.Parse("1/s")), keyed.StringKey{})
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
-	_, err = keyed.New[string](memory.New(), keyed.PerSecond(1), nil)
+	_, err = keyed.New[string](memory.New(), numerus.Must(typed.Parse("1/s")), nil)
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
 	var none *memory.Store
-	assert.NotPanics(t, func() { _, err = keyed.New(none, keyed.PerSecond(1), keyed.StringKey{}) }, "a nil *memory.Store")
+	assert.NotPanics(t, func() { _, err = keyed.New(none, numerus.Must(typed.Parse("1/s")), keyed.StringKey{}) }, "a nil *memory.Store")
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
 	for name, codec := range map[string]keyed.Codec[string]{
 		"a nil CodecFunc": keyed.CodecFunc[string](nil), "a nil pointer codec": (*prefixCodec)(nil),
 	} {
-		_, err = keyed.New(memory.New(), keyed.PerSecond(1), codec)
+		_, err = keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), codec)
 		assert.ErrorIs(t, err, numerus.ErrInvalidArgument, name)
 	}
-	_, err = keyed.New(picky{memory.New()}, keyed.PerSecond(1), keyed.StringKey{})
+	_, err = keyed.New(picky{memory.New()}, numerus.Must(typed.Parse("1/s")), keyed.StringKey{})
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
-	_, err = keyed.New(picky{memory.New()}, keyed.PerMinute(1), keyed.StringKey{})
+	_, err = keyed.New(picky{memory.New()}, numerus.Must(typed.Parse("1/m")), keyed.StringKey{})
 	assert.NoError(t, err)
 	for param, err := range map[string]error{
-		"store":  second(keyed.New[string](nil, keyed.PerSecond(1), keyed.StringKey{})),
-		"codec":  second(keyed.New[string](memory.New(), keyed.PerSecond(1), nil)),
-		"option": second(keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{}, nil)),
+		"store":  second(keyed.New[string](nil, numerus.Must(typed.Parse("1/s")), keyed.StringKey{})),
+		"codec":  second(keyed.New[string](memory.New(), numerus.Must(typed.Parse("1/s")), nil)),
+		"option": second(keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), keyed.StringKey{}, nil)),
 	} {
 		var pe *numerus.ParamError
 		if assert.ErrorAs(t, err, &pe, param) {
@@ -280,9 +279,9 @@ func TestCodecsThatDoNotAppend(t *testing.T) {
 	ctx := context.Background()
 	own := keyed.CodecFunc[string](func(_ []byte, s string) []byte { return []byte(s) })
 	store := memory.New()
-	a, err := keyed.New(store, keyed.PerHour(1), own, keyed.WithNamespace("a"), keyed.WithClock(func() time.Time { return t0 }))
+	a, err := keyed.New(store, numerus.Must(typed.Parse("1/h")), own, keyed.WithNamespace("a"), keyed.WithClock(func() time.Time { return t0 }))
 	require.NoError(t, err)
-	b, err := keyed.New(store, keyed.PerHour(1), own, keyed.WithNamespace("b"), keyed.WithClock(func() time.Time { return t0 }))
+	b, err := keyed.New(store, numerus.Must(typed.Parse("1/h")), own, keyed.WithNamespace("b"), keyed.WithClock(func() time.Time { return t0 }))
 	require.NoError(t, err)
 	require.NotEqual(t, a.Key("x"), b.Key("x"))
 	require.Equal(t, string(keyed.AppendFramed(nil, "a", []byte("x"))), a.Key("x"))
@@ -290,7 +289,7 @@ func TestCodecsThatDoNotAppend(t *testing.T) {
 	require.True(t, admits(t, b, "x"), "namespace b shares namespace a's subject x")
 
 	same := keyed.CodecFunc[[]byte](func(_ []byte, s []byte) []byte { return s })
-	l, err := keyed.New(memory.New(), keyed.PerHour(1), same, keyed.WithNamespace("ns"))
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("1/h")), same, keyed.WithNamespace("ns"))
 	require.NoError(t, err)
 	subject := make([]byte, 3, 64)
 	copy(subject, "abc")
@@ -323,7 +322,7 @@ func (picky) CheckPolicy(p typed.Policy) error {
 // store) refuses a cost below 1 or above the capacity before the Bound sees it, as the other
 // path does.
 func TestBoundChecksCost(t *testing.T) {
-	l, err := keyed.New(memory.New(), keyed.Rate(1, time.Hour, 3), keyed.StringKey{})
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("gcra 1/h burst 3")), keyed.StringKey{})
 	require.NoError(t, err)
 	for _, cost := range []int64{0, -1, 4, math.MinInt64, math.MaxInt64} {
 		_, err := l.TryAcquire(context.Background(), "s", cost)
@@ -335,7 +334,7 @@ func TestBoundChecksCost(t *testing.T) {
 // encoding decides the subject (here, "Alice" and "ALICE" are one).
 func TestOnlyStringKeyBinds(t *testing.T) {
 	lower := keyed.CodecFunc[string](func(dst []byte, s string) []byte { return append(dst, strings.ToLower(s)...) })
-	l, err := keyed.New(memory.New(), keyed.PerHour(1), lower)
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("1/h")), lower)
 	require.NoError(t, err)
 	require.True(t, admits(t, l, "Alice"))
 	require.False(t, admits(t, l, "ALICE"), "the codec makes Alice and ALICE one subject")

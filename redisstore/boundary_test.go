@@ -39,7 +39,7 @@ func requireLikeMemory(t *testing.T, s *redisstore.Store, key string, checks []c
 			want, _ = ref.Acquire(ctx, r)
 		}
 		require.NoError(t, err)
-		want.RetryAfter, want.ResetAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter), ceilMicro(want.RefillAfter)
+		want.RetryAfter, want.FullAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.FullAfter), ceilMicro(want.RefillAfter)
 		require.Equal(t, want, d, "%s: step %d, %s", key, i, c.p)
 	}
 }

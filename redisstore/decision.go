@@ -22,17 +22,17 @@ func FailOpen(d keyed.Decision, err error) keyed.Decision {
 	if err == nil {
 		return d
 	}
-	return keyed.Decision{Allowed: true, RetryAfter: keyed.WaitFor(0), ResetAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(0)}
+	return keyed.Decision{Allowed: true, RetryAfter: keyed.DurationOf(0), FullAfter: keyed.DurationOf(0), RefillAfter: keyed.DurationOf(0)}
 }
 
 // FailClosed returns d when err is nil, and otherwise a refusal to retry after the given delay:
 // when the store cannot be reached, the caller chose to turn traffic away. It hides err, so log
-// it first. The refusal reports a zero Limit and Remaining; ResetAfter and RefillAfter equal
+// it first. The refusal reports a zero Limit and Remaining; FullAfter and RefillAfter equal
 // RetryAfter.
 func FailClosed(d keyed.Decision, err error, retry time.Duration) keyed.Decision {
 	if err == nil {
 		return d
 	}
-	w := keyed.WaitFor(retry)
-	return keyed.Decision{RetryAfter: w, ResetAfter: w, RefillAfter: w}
+	w := keyed.DurationOf(retry)
+	return keyed.Decision{RetryAfter: w, FullAfter: w, RefillAfter: w}
 }

@@ -17,17 +17,17 @@ import (
 // TestFailOpenClosed: the helpers pass decisions through and turn a failure into the caller's
 // choice; with an unreachable server, FailOpen admits and FailClosed refuses.
 func TestFailOpenClosed(t *testing.T) {
-	d := keyed.Decision{Remaining: 3, Limit: 5, RetryAfter: keyed.WaitFor(time.Second)}
+	d := keyed.Decision{Remaining: 3, Limit: 5, RetryAfter: keyed.DurationOf(time.Second)}
 	require.Equal(t, d, redisstore.FailOpen(d, nil))
 	require.Equal(t, d, redisstore.FailClosed(d, nil, time.Minute))
 	boom := errors.New("boom")
 	open := redisstore.FailOpen(d, boom)
 	require.True(t, open.Allowed)
-	require.Equal(t, [3]keyed.Wait{keyed.WaitFor(0), keyed.WaitFor(0), keyed.WaitFor(0)}, [3]keyed.Wait{open.RetryAfter, open.ResetAfter, open.RefillAfter})
+	require.Equal(t, [3]keyed.Duration{keyed.DurationOf(0), keyed.DurationOf(0), keyed.DurationOf(0)}, [3]keyed.Duration{open.RetryAfter, open.FullAfter, open.RefillAfter})
 	closed := redisstore.FailClosed(d, boom, time.Minute)
 	require.False(t, closed.Allowed)
-	minute := keyed.WaitFor(time.Minute)
-	require.Equal(t, [3]keyed.Wait{minute, minute, minute}, [3]keyed.Wait{closed.RetryAfter, closed.ResetAfter, closed.RefillAfter})
+	minute := keyed.DurationOf(time.Minute)
+	require.Equal(t, [3]keyed.Duration{minute, minute, minute}, [3]keyed.Duration{closed.RetryAfter, closed.FullAfter, closed.RefillAfter})
 
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -6,7 +6,8 @@
 //	client := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true}) // or a Ring, Cluster
 //	store, err := redisstore.New(client) // an error if the client would ignore deadlines
 //	// 20 at once, then 10 a second: up to 29 in a second.
-//	lim, err := keyed.New(store, keyed.Rate(10, time.Second, 20), keyed.StringKey{})
+//	policy, err := typed.Parse("gcra 10/s burst 20")
+//	lim, err := keyed.New(store, policy, keyed.StringKey{})
 //	if err != nil {
 //		// an invalid policy, or one the script cannot keep exact (see Exact arithmetic)
 //	}
@@ -35,7 +36,7 @@
 //
 // Lua numbers are doubles, so the script counts integer microseconds since the Unix epoch and
 // keeps every number at or below 2^53. Its answers are the in-process nanosecond answers rounded
-// up to the microsecond (RetryAfter, ResetAfter and RefillAfter); remaining tokens round down.
+// up to the microsecond (RetryAfter, FullAfter and RefillAfter); remaining tokens round down.
 // Binding names the limit the in-process policy names: of two answers that round up to the same
 // microsecond, the script tells which comes first in nanoseconds, as typed does. [Store.CheckPolicy], which keyed.New calls,
 // refuses what cannot stay exact with an error matching numerus.ErrInvalidArgument, before any

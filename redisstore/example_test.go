@@ -6,6 +6,7 @@ import (
 	"log"
 	"time"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/typed"
@@ -61,7 +62,7 @@ func ExampleStore_AcquireBatch() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	limiter, err := keyed.New(store, keyed.PerSecond(100), keyed.StringKey{}) // at most 100 in any second
+	limiter, err := keyed.New(store, numerus.Must(typed.Parse("100/s")), keyed.StringKey{}) // at most 100 in any second
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 // admitted.
 func batch(t *testing.T, s *redisstore.Store, ns string) []keyed.Decision {
 	t.Helper()
-	l, err := keyed.New(s, keyed.Rate(1, time.Hour, 5), keyed.StringKey{}, keyed.WithNamespace(ns))
+	l, err := keyed.New(s, numerus.Must(typed.Parse("gcra 1/h burst 5")), keyed.StringKey{}, keyed.WithNamespace(ns))
 	require.NoError(t, err)
 	subjects := make([]string, 100)
 	for i := range subjects {
@@ -179,7 +179,7 @@ func batchOneByOne(t *testing.T, client redis.UniversalClient) {
 			require.NoError(rt, err)
 			for i, r := range reqs {
 				want, _ := ref.Acquire(ctx, r)
-				want.RetryAfter, want.ResetAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter), ceilMicro(want.RefillAfter)
+				want.RetryAfter, want.FullAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.FullAfter), ceilMicro(want.RefillAfter)
 				require.Equal(rt, want, ds[i], "check %d under %s", i, r.Policy)
 			}
 		}
@@ -219,7 +219,7 @@ func TestQueue(t *testing.T) {
 	da, err := a.Decision(ctx)
 	require.NoError(t, err)
 	require.Equal(t, keyed.Decision{Allowed: true, Remaining: 1, Limit: 3,
-		RetryAfter: keyed.WaitFor(0), ResetAfter: keyed.WaitFor(200 * time.Millisecond), RefillAfter: keyed.WaitFor(100 * time.Millisecond)}, da)
+		RetryAfter: keyed.DurationOf(0), FullAfter: keyed.DurationOf(200 * time.Millisecond), RefillAfter: keyed.DurationOf(100 * time.Millisecond)}, da)
 	require.Equal(t, int64(1), incr.Val())
 	db, err := b.Decision(ctx)
 	require.NoError(t, err)

@@ -62,17 +62,17 @@ func TestSetHeaders(t *testing.T) {
 		d                 keyed.Decision
 		policy, rl, retry string
 	}{
-		{"admitted", keyed.Decision{Allowed: true, Remaining: 50, Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(29500 * time.Millisecond)},
+		{"admitted", keyed.Decision{Allowed: true, Remaining: 50, Limit: 100, FullAfter: keyed.DurationOf(time.Minute), RetryAfter: keyed.DurationOf(0), RefillAfter: keyed.DurationOf(29500 * time.Millisecond)},
 			`"default";q=100;w=60`, `"default";r=50;t=30`, ""},
-		{"full", keyed.Decision{Allowed: true, Remaining: 100, Limit: 100, ResetAfter: keyed.WaitFor(0), RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(0)},
+		{"full", keyed.Decision{Allowed: true, Remaining: 100, Limit: 100, FullAfter: keyed.DurationOf(0), RetryAfter: keyed.DurationOf(0), RefillAfter: keyed.DurationOf(0)},
 			`"default";q=100;w=60`, `"default";r=100;t=0`, ""},
-		{"refused", keyed.Decision{Remaining: 0, Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(1)},
+		{"refused", keyed.Decision{Remaining: 0, Limit: 100, FullAfter: keyed.DurationOf(time.Minute), RetryAfter: keyed.DurationOf(1)},
 			`"default";q=100;w=60`, `"default";r=0;t=1`, "1"},
-		{"refused 2.1s", keyed.Decision{Remaining: 1, Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(2100 * time.Millisecond)},
+		{"refused 2.1s", keyed.Decision{Remaining: 1, Limit: 100, FullAfter: keyed.DurationOf(time.Minute), RetryAfter: keyed.DurationOf(2100 * time.Millisecond)},
 			`"default";q=100;w=60`, `"default";r=1;t=3`, "3"},
 		{"never", keyed.Decision{Remaining: 0, Limit: 100},
 			`"default";q=100;w=60`, `"default";r=0`, ""},
-		{"beyond 15 digits", keyed.Decision{Remaining: 1e16, Limit: 1e17, ResetAfter: keyed.Never(), RetryAfter: keyed.WaitFor(time.Duration(1<<63 - 1))},
+		{"beyond 15 digits", keyed.Decision{Remaining: 1e16, Limit: 1e17, FullAfter: keyed.Duration{}, RetryAfter: keyed.DurationOf(time.Duration(1<<63 - 1))},
 			`"default";q=100;w=60`, `"default";r=999999999999999;t=9223372037`, "9223372037"},
 	} {
 		h := http.Header{}
@@ -82,10 +82,10 @@ func TestSetHeaders(t *testing.T) {
 		assert.Equal(t, c.retry, h.Get("Retry-After"), c.name)
 	}
 	h := http.Header{}
-	httplimit.SetHeaders(h, []httplimit.Quota{{Name: "a\"b\\é"}}, keyed.Decision{Allowed: true, Limit: 3, ResetAfter: keyed.WaitFor(0)})
+	httplimit.SetHeaders(h, []httplimit.Quota{{Name: "a\"b\\é"}}, keyed.Decision{Allowed: true, Limit: 3, FullAfter: keyed.DurationOf(0)})
 	assert.Equal(t, `"a\"b\\??";q=3`, h.Get("RateLimit-Policy"))
 	h = http.Header{}
-	httplimit.SetHeaders(h, []httplimit.Quota{{Limit: 1e16, Window: time.Hour}}, keyed.Decision{Allowed: true, Remaining: 5, ResetAfter: keyed.WaitFor(0)})
+	httplimit.SetHeaders(h, []httplimit.Quota{{Limit: 1e16, Window: time.Hour}}, keyed.Decision{Allowed: true, Remaining: 5, FullAfter: keyed.DurationOf(0)})
 	assert.Equal(t, `"default";q=999999999999999;w=3600`, h.Get("RateLimit-Policy"), "a quota beyond 15 digits")
 }
 
@@ -234,7 +234,7 @@ func TestMiddlewareStoreErrors(t *testing.T) {
 }
 
 func TestNewRejects(t *testing.T) {
-	l, err := keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{})
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), keyed.StringKey{})
 	require.NoError(t, err)
 	_, err = httplimit.New(l, 0)
 	assert.Error(t, err)

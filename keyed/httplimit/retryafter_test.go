@@ -15,7 +15,7 @@ import (
 func TestSetHeadersRetryAfterAtLeastOne(t *testing.T) {
 	q := []httplimit.Quota{{Name: "default", Limit: 100, Window: time.Minute}}
 	h := http.Header{}
-	httplimit.SetHeaders(h, q, keyed.Decision{Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(0)})
+	httplimit.SetHeaders(h, q, keyed.Decision{Limit: 100, FullAfter: keyed.DurationOf(time.Minute), RetryAfter: keyed.DurationOf(0)})
 	assert.Equal(t, `"default";r=0;t=0`, h.Get("RateLimit"))
 	assert.Equal(t, "1", h.Get("Retry-After"))
 }
@@ -25,10 +25,10 @@ func TestSetHeadersRetryAfterAtLeastOne(t *testing.T) {
 // would tell the client to come back.
 func TestSetHeadersReplacesRetryAfter(t *testing.T) {
 	q := []httplimit.Quota{{Name: "default", Limit: 100, Window: time.Minute}}
-	refused := keyed.Decision{Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(3 * time.Second)}
+	refused := keyed.Decision{Limit: 100, FullAfter: keyed.DurationOf(time.Minute), RetryAfter: keyed.DurationOf(3 * time.Second)}
 	for name, d := range map[string]keyed.Decision{
-		"admitted": {Allowed: true, Remaining: 1, Limit: 100, ResetAfter: keyed.WaitFor(time.Second), RetryAfter: keyed.WaitFor(0)},
-		"never":    {Limit: 100, ResetAfter: keyed.Never(), RetryAfter: keyed.Never()},
+		"admitted": {Allowed: true, Remaining: 1, Limit: 100, FullAfter: keyed.DurationOf(time.Second), RetryAfter: keyed.DurationOf(0)},
+		"never":    {Limit: 100, FullAfter: keyed.Duration{}, RetryAfter: keyed.Duration{}},
 	} {
 		h := http.Header{}
 		httplimit.SetHeaders(h, q, refused)

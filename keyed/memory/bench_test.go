@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/benchpb"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
@@ -16,9 +17,9 @@ import (
 // benchLimiter returns a limiter under which every measured check answers result: a limit no run
 // reaches, or one token per hour per subject, taken before the timer starts.
 func benchLimiter(b *testing.B, result string) keyed.Limiter[string] {
-	sp := keyed.Rate(1<<30, time.Hour, 1<<30)
+	sp := typed.Spec{Algo: typed.AlgoGCRA, Count: 1 << 30, Period: time.Hour, Burst: 1 << 30}
 	if result == "deny" {
-		sp = keyed.Rate(1, time.Hour, 1)
+		sp = numerus.Must(typed.Parse("gcra 1/h burst 1"))
 	}
 	return limiter(b, memory.New(), sp)
 }
@@ -112,7 +113,7 @@ func BenchmarkBytesPerSubject(b *testing.B) {
 // limiter's TryAcquire, which hands a string subject to the store's keyed.Bound (limiter).
 func BenchmarkLayers(b *testing.B) {
 	ctx := context.Background()
-	sp := keyed.Rate(1<<30, time.Hour, 1<<30)
+	sp := typed.Spec{Algo: typed.AlgoGCRA, Count: 1 << 30, Period: time.Hour, Burst: 1 << 30}
 	p, err := typed.Compile(sp)
 	if err != nil {
 		b.Fatal(err)
@@ -165,7 +166,7 @@ func BenchmarkHotRefusal(b *testing.B) {
 	for _, mode := range []string{"ones", "mixed"} {
 		b.Run("mode="+mode, func(b *testing.B) {
 			ctx := context.Background()
-			l := limiter(b, memory.New(), keyed.Rate(2, time.Hour, 2))
+			l := limiter(b, memory.New(), numerus.Must(typed.Parse("gcra 2/h burst 2")))
 			if d, err := l.TryAcquire(ctx, "hot", 2); err != nil || !d.Allowed {
 				b.Fatalf("spending the subject: %v %v", d.Allowed, err)
 			}

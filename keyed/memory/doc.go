@@ -2,7 +2,8 @@
 // and only while the subject is below full.
 //
 //	store := memory.New()
-//	lim, err := keyed.New(store, keyed.PerSecond(10), keyed.StringKey{})
+//	policy, err := typed.Parse("10/s")
+//	lim, err := keyed.New(store, policy, keyed.StringKey{})
 //	d, err := lim.TryAcquire(ctx, "alice", 1)
 //
 // # Decisions

@@ -68,7 +68,7 @@ func TestFramedKeysAllocateNothing(t *testing.T) {
 		t.Skip("the race detector makes sync.Pool drop items: allocation counts mean nothing")
 	}
 	ctx := context.Background()
-	gcra := keyed.Rate(1_000_000, time.Second, 1_000_000) // no log, whose debits allocate
+	gcra := numerus.Must(typed.Parse("gcra 1000000/s burst 1000000")) // no log, whose debits allocate
 	ints, err := keyed.New(memory.New(), gcra, keyed.IntKey[int64]{})
 	require.NoError(t, err)
 	bytes, err := keyed.New(memory.New(), gcra, keyed.BytesKey{})
@@ -166,14 +166,14 @@ func TestEntriesOnlyBelowFull(t *testing.T) {
 	c := newFakeClock(t0)
 	s := memory.New(memory.WithClock(c.now), memory.WithShards(4))
 	ctx := context.Background()
-	l := limiter(t, s, keyed.Rate(10, time.Second, 10))
+	l := limiter(t, s, numerus.Must(typed.Parse("gcra 10/s burst 10")))
 	_, _ = l.Peek(ctx, "peeked")
 	assert.Zero(t, s.Len(), "a Peek created an entry")
 	for i := range 1000 {
 		_, _ = l.TryAcquire(ctx, "old:"+strconv.Itoa(i), 1)
 	}
 	assert.Equal(t, 1000, s.Len())
-	one := limiter(t, s, keyed.Rate(1, time.Minute, 1))
+	one := limiter(t, s, numerus.Must(typed.Parse("gcra 1/m burst 1")))
 	d, _ := one.TryAcquire(ctx, "old:0", 1) // continues with 1 of its 9 tokens, takes it: empty for a minute
 	require.True(t, d.Allowed)
 	c.advance(2 * time.Second) // every other old subject has been full for the grace
@@ -204,7 +204,7 @@ func scale() int {
 func TestMemoryBounded(t *testing.T) {
 	c := newFakeClock(t0)
 	s := memory.New(memory.WithClock(c.now))
-	l := limiter(t, s, keyed.PerSecond(10))
+	l := limiter(t, s, numerus.Must(typed.Parse("10/s")))
 	ctx := context.Background()
 	const waves = 10
 	wave := scale() / waves
@@ -248,7 +248,7 @@ func bytesPerSubject(t testing.TB, n int) float64 {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	s := memory.New(memory.WithClock(c.now))
-	l := limiter(t, s, keyed.Rate(10, time.Minute, 10)) // a GCRA, as the package doc's figure
+	l := limiter(t, s, numerus.Must(typed.Parse("gcra 10/m burst 10"))) // a GCRA, as the package doc's figure
 	for _, sub := range subjects {
 		if d, err := l.TryAcquire(ctx, sub, 1); err != nil || !d.Allowed {
 			t.Fatalf("subject %q refused", sub)
@@ -267,7 +267,7 @@ func bytesPerSubject(t testing.TB, n int) float64 {
 // bubble whose fake time moves only when every goroutine waits.
 func TestRealClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := limiter(t, memory.New(), keyed.PerSecond(2))
+		l := limiter(t, memory.New(), numerus.Must(typed.Parse("2/s")))
 		ctx := context.Background()
 		for range 2 {
 			d, err := l.TryAcquire(ctx, "s", 1)
@@ -276,7 +276,7 @@ func TestRealClock(t *testing.T) {
 		}
 		d, _ := l.TryAcquire(ctx, "s", 1)
 		require.False(t, d.Allowed)
-		assert.Equal(t, keyed.WaitFor(time.Second), d.RetryAfter, "the first token leaves the window")
+		assert.Equal(t, keyed.DurationOf(time.Second), d.RetryAfter, "the first token leaves the window")
 		time.Sleep(time.Second) // fake time in the bubble
 		d, _ = l.TryAcquire(ctx, "s", 1)
 		assert.True(t, d.Allowed)
@@ -326,7 +326,7 @@ func TestKeysDoNotAlias(t *testing.T) {
 func TestNoChurn(t *testing.T) {
 	c := newFakeClock(t0)
 	s := memory.New(memory.WithClock(c.now), memory.WithShards(4))
-	l := limiter(t, s, keyed.Rate(1<<30, time.Hour, 1<<30)) // full again 4ns after each check
+	l := limiter(t, s, typed.Spec{Algo: typed.AlgoGCRA, Count: 1 << 30, Period: time.Hour, Burst: 1 << 30}) // full again 4ns after each check
 	ctx := context.Background()
 	subjects := make([]string, 1000)
 	for i := range subjects {
@@ -357,7 +357,7 @@ func TestConcurrentChurn(t *testing.T) {
 	s := memory.New(memory.WithClock(c.now), memory.WithShards(2), memory.WithGrace(0))
 	ctx := context.Background()
 	finite := limiter(t, s, typed.Spec{Algo: typed.AlgoFinite, Count: 50}, keyed.WithNamespace("finite"))
-	churn := limiter(t, s, keyed.Rate(1<<30, time.Hour, 1<<30), keyed.WithNamespace("churn"))
+	churn := limiter(t, s, typed.Spec{Algo: typed.AlgoGCRA, Count: 1 << 30, Period: time.Hour, Burst: 1 << 30}, keyed.WithNamespace("churn"))
 	const subjects, takers, rounds = 20, 4, 30
 	var admitted [subjects]atomic.Int64
 	var wg sync.WaitGroup

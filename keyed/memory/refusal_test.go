@@ -175,7 +175,7 @@ func outcomeOf(d keyed.Decision, want typed.Outcome) typed.Outcome {
 	if w, ok := d.RefillAfter.Duration(); ok {
 		o.Next = at + int64(w)
 	}
-	if w, ok := d.ResetAfter.Duration(); ok {
+	if w, ok := d.FullAfter.Duration(); ok {
 		o.Full = at + int64(w)
 	}
 	return o
