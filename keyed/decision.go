@@ -117,17 +117,11 @@ func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
 // [Store.Acquire]. Refused, it returns s itself, so a store that writes only admissions changes
 // nothing on a refusal. A cost below 1 panics, as in package typed: stores check it first.
 func Debit(p typed.Policy, s typed.State, at time.Time, cost int64) (typed.State, Decision) {
-	d := DebitIn(p, &s, at, cost)
-	return s, d
-}
-
-// DebitIn is Debit on a state kept in place: admitted, *s becomes the next state; refused, *s is
-// left as it was. It saves a store the copies of a State (see typed.Policy.DebitIn).
-func DebitIn(p typed.Policy, s *typed.State, at time.Time, cost int64) (d Decision) {
+	var d Decision
 	ns := typed.UnixNanos(at)
-	o, ok := p.DebitIn(s, ns, cost)
+	o, ok := p.DebitIn(&s, ns, cost)
 	d.SetOutcome(o, ok, ns)
-	return d
+	return s, d
 }
 
 // Inspect returns what [Store.Peek] answers for a subject in state s under p at at: Allowed if

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/internal/frame"
 	"github.com/numerus-closus/numerus/typed"
 	"pgregory.net/rapid"
 )
@@ -23,7 +24,7 @@ func TestKeySplits(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ns := rapid.StringOf(rapid.RuneFrom([]rune{'0', '1', ':', 'a', 'é'})).Draw(t, "namespace")
 		subject := rapid.StringOf(rapid.RuneFrom([]rune{'0', '3', ':', 'b'})).Draw(t, "subject")
-		framed := keyed.AppendFramed(nil, ns, []byte(subject))
+		framed := frame.Append(nil, ns, []byte(subject))
 		prefix := string(framed[:len(framed)-len(subject)])
 		if n := prefixLen(framed); n != len(prefix) {
 			t.Fatalf("key %q splits at %d, want %d", framed, n, len(prefix))
@@ -76,7 +77,7 @@ func hashOf(sd *seed, k string) uint64 { return sd.hash([]byte(k), prefixLen(k))
 // the key it was made from, which its caller may reuse.
 func TestEntryHoldsACopy(t *testing.T) {
 	for _, subject := range []string{"", "s", "subject:1234567890123456", "subject:12345678901234567"} {
-		buf := keyed.AppendFramed(nil, "ns", []byte(subject))
+		buf := frame.Append(nil, "ns", []byte(subject))
 		sub := []byte(subject)
 		k := requestKey(buf)
 		fromBytes := newEntry(0, &k, typed.Policy{}, typed.State{})
@@ -98,7 +99,7 @@ func TestEntryHoldsACopy(t *testing.T) {
 // TestEntryLongKeyOneBlock: an entry of a Request's key whose subject is too long to hold inline
 // takes one allocation for the key, which its namespace and subject share, besides the entry's.
 func TestEntryLongKeyOneBlock(t *testing.T) {
-	k := requestKey(keyed.AppendFramed(nil, "ns", []byte("subject:12345678901234567")))
+	k := requestKey(frame.Append(nil, "ns", []byte("subject:12345678901234567")))
 	var e *entry
 	allocs := testing.AllocsPerRun(100, func() { e = newEntry(0, &k, typed.Policy{}, typed.State{}) })
 	if allocs != 2 || e.prefix != "2:ns:" || e.subject != "subject:12345678901234567" {
