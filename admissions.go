@@ -35,14 +35,3 @@ func Admissions(l Limiter, start time.Time, cost int64) iter.Seq2[time.Time, Lim
 		}
 	}
 }
-
-// Delay returns how long after at a debit of cost would be admitted: zero when it would be now,
-// and false when it never would. A wait too long for a time.Duration is the longest one (see
-// NextDebitable.Wait).
-func Delay(l Limiter, at time.Time, cost int64) (time.Duration, bool) {
-	_, from, ok := l.DebitN(at, cost)
-	if ok {
-		return 0, true
-	}
-	return from.Wait(at)
-}

@@ -38,7 +38,8 @@
 //
 // Since an old value stays valid, a caller can peek (debit and discard the result), try a debit
 // on several branches, or retry from a value kept aside. [Admissions] lists the instants at which
-// back-to-back debits would be admitted, and [Delay] says how long one must wait; neither sleeps.
+// back-to-back debits would be admitted, and a refusal's [NextDebitable.Wait] says how long one
+// must wait; neither sleeps.
 // (Admissions is named for what it yields, so that "schedule" names only package schedule.)
 //
 // # Choosing an algorithm
@@ -158,7 +159,7 @@
 // panic, for policies written as literals.
 //
 // A debit costs at least one token: a cost below 1 is a programmer error, and [Limiter.DebitN]
-// panics on it, as do [Delay] and the sequence of [Admissions] given one.
+// panics on it, as does the sequence of [Admissions] given one.
 //
 // # Performance
 //

@@ -366,12 +366,13 @@ func ExampleAdmissions() {
 	// 2s
 }
 
-func ExampleDelay() {
+func ExampleNextDebitable_Wait() {
 	l := numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5))
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l, _, _ = l.DebitN(t0, 5) // the whole burst
 	for _, cost := range []int64{1, 2, 5, 6} {
-		d, ok := numerus.Delay(l, t0, cost)
+		_, from, _ := l.DebitN(t0, cost) // refused: l is unchanged
+		d, ok := from.Wait(t0)
 		fmt.Println(cost, d, ok)
 	}
 	// Output:
