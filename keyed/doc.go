@@ -90,13 +90,13 @@
 // # Performance
 //
 // A check of an existing subject allocates nothing on the memory store, under every policy
-// without a sliding log whose state fits typed.State's inline words (see package memory). A store
-// that decides in process may implement [Binder]: a Limiter of string subjects ([StringKey]) then
-// hands it the subject as it is, with the namespace and policy bound once at [New], so a check
-// frames no key and builds no Request. Other limiters frame the key in a pooled buffer, which the store looks
-// up without copying it. A store that runs typed Policies debits each State in place
-// (typed.Policy.DebitIn) and writes the answer with [Decision.SetOutcome]. See the benchmarks of
-// package memory.
+// without a sliding log whose state fits typed.State's inline words (see package memory). The
+// memory store binds a Limiter of string subjects ([StringKey]) at [New]: it takes the subject as
+// it is, with the namespace and policy bound once, so a check frames no key and builds no
+// Request. This is internal to the repository's stores, and a store that wraps the memory store
+// by embedding it is sent Requests like any other, so that its own methods see every check.
+// Other limiters frame the key in a pooled buffer, which the store looks up without copying it.
+// See the benchmarks of package memory.
 //
 // [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
 // [storetest]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/storetest

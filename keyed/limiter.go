@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed/internal/bind"
 	"github.com/numerus-closus/numerus/keyed/internal/frame"
 	"github.com/numerus-closus/numerus/typed"
 )
@@ -38,8 +39,8 @@ type config[S any] struct {
 	ns     string
 	prefix []byte // the namespace framed, as frame.AppendPrefix writes it
 	now    func() time.Time
-	bufs   sync.Pool // of *keyBuf
-	bound  Bound     // the store's Bound of the namespace, for string subjects; else nil
+	bufs   sync.Pool  // of *keyBuf
+	bound  bind.Bound // the store's Bound of the namespace, for string subjects; else nil
 }
 
 // Option configures a [Limiter].
@@ -244,12 +245,11 @@ type keyBuf struct {
 	_   [64 - 48]byte
 }
 
-// bind asks a store that is a Binder for the Bound of the namespace, when subjects are strings
-// that StringKey encodes as they are: checks then pass the subject without framing a key.
+// bind asks the store for the Bound of the namespace, when subjects are strings that StringKey
+// encodes as they are: checks then pass the subject without framing a key (see package bind).
 func (c *config[S]) bind() {
-	b, ok := c.store.(Binder)
-	if _, str := any(c.codec).(StringKey); ok && str {
-		c.bound = b.Bind(string(c.prefix), c.policy)
+	if _, str := any(c.codec).(StringKey); str {
+		c.bound = bind.Of(c.store, string(c.prefix), c.policy)
 	}
 }
 

@@ -110,7 +110,7 @@ func BenchmarkBytesPerSubject(b *testing.B) {
 // BenchmarkLayers is one admitted check of one existing subject, layer by layer, to show where
 // a TryAcquire spends its time: the policy's arithmetic on the State in place (debit), the
 // store's Acquire at a given instant (store) and on its own clock (clock), and the keyed
-// limiter's TryAcquire, which hands a string subject to the store's keyed.Bound (limiter).
+// limiter's TryAcquire, which hands a string subject to the store's bind.Bound (limiter).
 func BenchmarkLayers(b *testing.B) {
 	ctx := context.Background()
 	sp := typed.Spec{Algo: typed.AlgoGCRA, Count: 1 << 30, Period: time.Hour, Burst: 1 << 30}

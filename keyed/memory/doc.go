@@ -85,16 +85,17 @@
 // Checks of an existing subject allocate nothing under every policy whose typed.State fits its 12
 // inline words and holds no log: every algorithm but the sliding log and the bucketed sliding
 // window, and trees of them up to four GCRAs or three counters, say. Under a policy with a log
-// (keyed.PerSecond, PerMinute and PerHour are sliding logs: keyed.Rate's GCRA is the policy of no
-// allocation), or a larger tree, a TryAcquire makes two allocations, admitted or refused (but for a
-// refusal that the refusal kept answers): the state's extra block is copied before the debit, so
-// that an And refused by a later child leaves the earlier ones as they were (typed.Policy.DebitIn).
-// A Peek of a subject kept under the request's policy allocates nothing under any policy.
+// (the notation's bare rates, "100/s", are sliding logs: "gcra 100/s burst 100" is a policy of no
+// allocation), or a larger tree, a TryAcquire makes two allocations, admitted or refused (but for
+// a refusal that the refusal kept answers): the state's extra block is copied before the debit, so
+// that an And refused by a later child leaves the earlier ones as they were
+// (typed.Policy.DebitIn). A Peek of a subject kept under the request's policy allocates nothing
+// under any policy.
 //
-// The store is a keyed.Binder: a keyed.Limiter of string subjects checks them through
-// [Store.Bind], which hashes the namespace once, so that each check hashes and compares the
-// subject as it is, without framing a key. A key hashes as its framed namespace and the rest, so
-// both ways reach the same entries.
+// A keyed.Limiter of string subjects checks them through a binding of its namespace and policy
+// (package keyed/internal/bind), which hashes the namespace once, so that each check hashes and
+// compares the subject as it is, without framing a key. A key hashes as its framed namespace and
+// the rest, so both ways reach the same entries.
 //
 // Subjects of up to 16 bytes hash with a multiply-fold under three keys drawn at random for each
 // store, a few cycles; longer ones, and namespaces, with hash/maphash. Either way a client that

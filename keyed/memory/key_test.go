@@ -159,7 +159,7 @@ func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, in
 	p := typed.MustCompile("gcra 1/h")
 	at := time.Unix(0, 1)
 	s := New(WithShards(1))
-	b := s.Bind("1:a:", p).(*bound)
+	b := s.bind("1:a:", p).(*bound)
 	h := mix(b.hash, s.seed.subject(subject))
 	state := p.Fresh()
 	if _, ok := p.DebitIn(&state, 0, 1); !ok {
@@ -204,7 +204,7 @@ func TestBoundSubjectsOneByteApart(t *testing.T) {
 	at := time.Unix(0, 1)
 	for n := 1; n <= 40; n++ {
 		for i := range n {
-			b := New(WithShards(1)).Bind("1:a:", p)
+			b := New(WithShards(1)).bind("1:a:", p)
 			subject := []byte(strings.Repeat("s", n))
 			for round := range 2 {
 				if _, ok, _ := b.Acquire(string(subject), 1, at); !ok {
@@ -225,7 +225,7 @@ func TestBoundCheckTakesNoShardLock(t *testing.T) {
 	at := time.Unix(0, 1)
 	for _, subject := range []string{"1234567", "12345678", "subject:12345", "0123456789abcdef", "0123456789abcdefg"} {
 		s := New(WithShards(1))
-		b := s.Bind("1:a:", p)
+		b := s.bind("1:a:", p)
 		if _, err := s.Acquire(context.Background(), keyed.Request{Key: []byte("1:a:" + subject), Policy: p, Cost: 1, At: at}); err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +263,7 @@ func TestCheckOfDroppedEntry(t *testing.T) {
 	for _, subject := range []string{"subject:12345", "x"} {
 		for _, path := range []string{"request", "bound", "peek"} {
 			s := New(WithShards(1))
-			b := s.Bind("1:a:", p).(*bound)
+			b := s.bind("1:a:", p).(*bound)
 			check := func() bool {
 				switch path {
 				case "bound":

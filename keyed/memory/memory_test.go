@@ -12,6 +12,7 @@ import (
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/internal/bind"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
 	"github.com/stretchr/testify/assert"
@@ -433,15 +434,52 @@ func TestBoundSharesEntries(t *testing.T) {
 	assert.Equal(t, 50, s.Len(), "only the other namespace's subjects are held")
 }
 
-// TestBindRejects checks that Bind declines what it cannot serve: the zero Policy, and prefixes
-// that are not a framed namespace (whose keys would hash apart from the same keys in Requests).
+// TestBindRejects checks that the store binds nothing it cannot serve: the zero Policy, and
+// prefixes that are not a framed namespace (whose keys would hash apart from the same keys in
+// Requests).
 func TestBindRejects(t *testing.T) {
 	s := memory.New()
 	p := typed.MustCompile("10/s")
-	assert.NotNil(t, s.Bind("9:ratelimit:", p))
-	assert.NotNil(t, s.Bind("0::", p))
-	assert.Nil(t, s.Bind("9:ratelimit:", typed.Policy{}))
+	assert.NotNil(t, bind.Of(s, "9:ratelimit:", p))
+	assert.NotNil(t, bind.Of(s, "0::", p))
+	assert.Nil(t, bind.Of(s, "9:ratelimit:", typed.Policy{}))
 	for _, prefix := range []string{"", "ratelimit:", "9:ratelimit", "10:ratelimit:", "8:ratelimit:", "9:ratelimit:x", "99999999999999999999:x:"} {
-		assert.Nil(t, s.Bind(prefix, p), "prefix %q", prefix)
+		assert.Nil(t, bind.Of(s, prefix, p), "prefix %q", prefix)
 	}
+}
+
+// counting wraps the memory store by embedding it, and counts the checks its own methods see. Its
+// slice makes it a type that == cannot compare.
+type counting struct {
+	*memory.Store
+	checks *int
+	_      []int
+}
+
+func (c counting) Acquire(ctx context.Context, r keyed.Request) (keyed.Decision, error) {
+	*c.checks++
+	return c.Store.Acquire(ctx, r)
+}
+
+func (c counting) Peek(ctx context.Context, r keyed.Request) (keyed.Decision, error) {
+	*c.checks++
+	return c.Store.Peek(ctx, r)
+}
+
+// TestWrapperSeesEveryCheck: a store that embeds the memory store, with an Acquire and a Peek of
+// its own, sees every check of a limiter of string subjects, which the memory store itself would
+// bind: a binding belongs to the store that made it, not to those that embed it.
+func TestWrapperSeesEveryCheck(t *testing.T) {
+	p := typed.MustCompile("10/s")
+	checks := 0
+	for _, w := range []keyed.Store{counting{Store: memory.New(), checks: &checks}, &counting{Store: memory.New(), checks: &checks}} {
+		assert.Nil(t, bind.Of(w, "9:ratelimit:", p), "%T", w)
+		l, err := keyed.New(w, p.Spec(), keyed.StringKey{})
+		require.NoError(t, err)
+		_, err = l.TryAcquire(context.Background(), "alice", 1)
+		require.NoError(t, err)
+		_, err = l.Peek(context.Background(), "alice")
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 4, checks)
 }

@@ -25,7 +25,7 @@ func TestKeptRefusalTakesNoLock(t *testing.T) {
 	at := int64(1)
 	for _, subject := range []string{"subject:12345", "x", "0123456789abcdefg"} {
 		s := New(WithShards(1))
-		b := s.Bind("1:a:", p).(*bound)
+		b := s.bind("1:a:", p).(*bound)
 		_, ok, _ := b.Acquire(subject, 1, time.Unix(0, at))
 		require.True(t, ok, "subject %q: the first token", subject)
 		want, ok, _ := b.Acquire(subject, 1, time.Unix(0, at+1))
@@ -130,8 +130,8 @@ func returns(check func() (typed.Outcome, bool)) (typed.Outcome, bool, bool) {
 // Request of two tokens under a third compilation adopts it under the entry's lock alone too.
 func TestTwinsShareRefusals(t *testing.T) {
 	s := New(WithShards(1))
-	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h burst 2")).(*bound)
-	twin := s.Bind("1:a:", typed.MustCompile("gcra 1/h burst 2")).(*bound)
+	b := s.bind("1:a:", typed.MustCompile("gcra 1/h burst 2")).(*bound)
+	twin := s.bind("1:a:", typed.MustCompile("gcra 1/h burst 2")).(*bound)
 	_, ok, _ := b.Acquire("subject:12345", 2, time.Unix(0, 1))
 	require.True(t, ok)
 	e := entryOf(t, s, "1:a:subject:12345")
@@ -207,8 +207,8 @@ func TestKeptRefusalsDecideAsRequests(t *testing.T) {
 	ops = append(ops, "reset") // rarely: it wipes what the steps built up
 	rapid.Check(t, func(t *rapid.T) {
 		bounds, requests := New(WithShards(1), WithGrace(time.Hour)), New(WithShards(1), WithGrace(time.Hour))
-		bs := []*bound{bounds.Bind(prefix, policies[0]).(*bound), bounds.Bind(prefix, policies[0]).(*bound),
-			bounds.Bind(prefix, policies[1]).(*bound), bounds.Bind(prefix, policies[2]).(*bound)}
+		bs := []*bound{bounds.bind(prefix, policies[0]).(*bound), bounds.bind(prefix, policies[0]).(*bound),
+			bounds.bind(prefix, policies[1]).(*bound), bounds.bind(prefix, policies[2]).(*bound)}
 		at := time.Unix(1000, 0)
 		for i := range rapid.IntRange(1, 150).Draw(t, "steps") {
 			at = at.Add(rapid.SampledFrom([]time.Duration{0, 1, time.Millisecond, 100 * time.Millisecond,
@@ -267,8 +267,8 @@ func TestAdmissionForgetsRefusal(t *testing.T) {
 			for _, viaBound := range []bool{true, false} {
 				p := typed.MustCompile("gcra 1/s")
 				s := New(WithShards(1), WithGrace(time.Hour))
-				b := s.Bind("1:a:", p).(*bound)
-				twin := s.Bind("1:a:", typed.MustCompile("gcra 1/s")).(*bound)
+				b := s.bind("1:a:", p).(*bound)
+				twin := s.bind("1:a:", typed.MustCompile("gcra 1/s")).(*bound)
 				check := func(b *bound, at int64) (typed.Outcome, bool) {
 					if viaBound {
 						o, ok, _ := b.Acquire(subject, 1, time.Unix(0, at))
@@ -316,7 +316,7 @@ func must(d time.Duration, finite bool) time.Duration {
 // the entry dead and asks the shard again.
 func TestDroppedEntryKeepsNoRefusal(t *testing.T) {
 	s := New(WithShards(1))
-	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
+	b := s.bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
 	for range 2 {
 		_, _, _ = b.Acquire("subject:12345", 1, time.Unix(0, 1))
 	}
@@ -336,7 +336,7 @@ func TestDroppedEntryKeepsNoRefusal(t *testing.T) {
 // whole and has read twenty million times (one million under the race detector).
 func TestKeptRefusalReadWhole(t *testing.T) {
 	s := New(WithShards(1))
-	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
+	b := s.bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
 	_, _, _ = b.Acquire("x", 1, time.Unix(0, 1))
 	e := entryOf(t, s, "1:a:x")
 	var stop atomic.Bool

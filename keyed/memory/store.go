@@ -10,6 +10,7 @@ import (
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/internal/bind"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -24,7 +25,10 @@ type Store struct {
 	base   time.Time
 	wall   int64
 	grace  int64
+	binder // binds limiters of string subjects (see package bind); no name a user sees
 }
+
+type binder = bind.Binder
 
 // DefaultGrace is how long a subject back to full keeps its entry, unless WithGrace says
 // otherwise.
@@ -73,6 +77,7 @@ func New(opts ...Option) *Store {
 	if s.shards == nil {
 		s.shards = make([]shard, pow2(max(64, 16*runtime.GOMAXPROCS(0))))
 	}
+	s.binder = bind.New(s, s.bind)
 	s.mask = uint64(len(s.shards) - 1)
 	for i := range s.shards {
 		s.shards[i].index.Store(newTable(minSlots))
