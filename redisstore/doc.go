@@ -13,7 +13,7 @@
 //	}
 //	d, err := lim.TryAcquire(ctx, "user:42", 1) // give ctx a deadline: no check outlasts it
 //	if err != nil {
-//		// the server could not answer: see FailOpen and FailClosed
+//		// the server could not answer: admit or refuse, as the caller chose
 //	}
 //	if !d.Allowed {
 //		// refused: d.RetryAfter says how long to wait, or Never
@@ -139,8 +139,9 @@
 // numerus.ErrInvalidArgument, before any server call), corrupt state ([ErrCorrupt]), and backend
 // failures — unreachable server, timeout, cancelled context, restart — which wrap the cause; a failed check
 // returns the zero Decision, never a decision made up in its place, and never panics. There is no
-// silent fallback: the caller chooses what a failure means, with [FailOpen] (admit) or
-// [FailClosed] (refuse, retry after a delay). After a restart, a failover or SCRIPT FLUSH the
+// silent fallback: the caller chooses what a failure means, admitting or refusing (as package
+// httplimit's FailOpen and FailClosed do; the store has no helpers of its own, which would be a
+// second spelling of the same choice). After a restart, a failover or SCRIPT FLUSH the
 // server no longer holds the script: the store sends it again (EVAL) and goes on. go-redis retries
 // a command on some network errors (MaxRetries); a retried check whose first attempt reached the
 // server is charged twice, which can only refuse early, never admit too much.
@@ -149,7 +150,7 @@
 //
 // [Store.QueueAcquire] and [Store.QueuePeek] queue a check on the caller's pipeline (a
 // [Pending]), to share one round trip with other checks and commands. [Store.AcquireBatch] checks
-// many requests in one round trip; [Requests] builds them from a keyed Limiter and its subjects.
+// many requests in one round trip, each built by keyed.Limiter.Request as the Limiter's own check.
 // On a single server (a *redis.Client, standalone or behind Sentinel), requests of one policy run
 // in one script call per 500 subjects, which reads the plain keys with one MGET; elsewhere each
 // check is its own script call, pipelined (on a cluster, one pipeline per node, in parallel), as
