@@ -40,7 +40,11 @@ func (t numerusRedisTaker) take(ctx context.Context, subject string) (bool, erro
 
 // takeBatch checks every subject in one round trip: a pipeline of one EVALSHA each.
 func (t numerusRedisTaker) takeBatch(ctx context.Context, subjects []string, allowed []bool) error {
-	ds, err := t.store.AcquireBatch(ctx, redisstore.Requests(t.l, 1, subjects...))
+	reqs := make([]keyed.Request, len(subjects))
+	for i, subject := range subjects {
+		reqs[i] = t.l.Request(subject, 1)
+	}
+	ds, err := t.store.AcquireBatch(ctx, reqs)
 	if err != nil {
 		return err
 	}

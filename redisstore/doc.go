@@ -194,7 +194,7 @@
 // for go-redis/redis_rate's; most of it is Redis's own cost of running a script and its commands
 // (TIME, GET and SET with a TTL alone cost 37k). On a shared two-core machine that is about 22µs
 // and 16µs of server time a serial check (INFO commandstats), against 28µs and 20µs; trees and logs
-// (keyed.PerSecond, PerMinute and PerHour are sliding logs) cost more. In the bench module's full runs, a serial check over loopback took 0.82–1.07× of
+// (the notation's bare rates, "100/s", are sliding logs) cost more. In the bench module's full runs, a serial check over loopback took 0.82–1.07× of
 // redis_rate's time (1.07× admitted and 0.96× refused in the latest, ±10%): level within the
 // noise, the round trip and the client's system calls taking nearly all of it; 64 goroutines,
 // their checks coalesced, got 2.3–4.0× its throughput; a batch of 100 cost 3–10µs a check, the server's

@@ -53,7 +53,7 @@
 // memory back after traffic stops. A finite bucket never refills, so its charged subjects stay
 // until Reset.
 //
-// A live subject takes about 270 bytes under a GCRA (keyed.Rate), with a key of 27 bytes (10^6
+// A live subject takes about 270 bytes under a GCRA, with a key of 27 bytes (10^6
 // subjects measured by BenchmarkBytesPerSubject): its entry, 256 bytes that hold the typed.State,
 // the refusal kept (see Concurrency) and a subject of up to 24 bytes (a longer one takes an
 // allocation of its own), and its slots in the shard's index and list. A check that debits reads
