@@ -3,6 +3,7 @@ package keyed
 import (
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -82,9 +83,9 @@ func (w Duration) String() string {
 }
 
 // waitUntil returns the Duration from at until t (both in nanoseconds since the Unix epoch): never
-// for typed.Never, zero if t is not after at.
+// for never (math.MaxInt64), zero if t is not after at.
 func waitUntil(t, at int64) Duration {
-	if t == typed.Never {
+	if t == kernel.Never {
 		return Duration{}
 	}
 	return Duration{d: time.Duration(max(t-at, 0)), finite: true}
@@ -95,7 +96,7 @@ func waitUntil(t, at int64) Duration {
 // in place answers. Its Acquire reads
 //
 //	func (s *Store) Acquire(ctx context.Context, r keyed.Request) (d keyed.Decision, err error) {
-//		at := ... // r.At, or the store's clock, as typed.UnixNanos
+//		at := ... // r.At, or the store's clock, in nanoseconds since the Unix epoch
 //		o, ok := r.Policy.DebitIn(state, at, r.Cost) // under the subject's lock
 //		d.SetOutcome(o, ok, at)
 //		return d, nil
@@ -108,7 +109,7 @@ func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
 	d.FullAfter, d.RetryAfter = waitUntil(o.Full, at), waitUntil(o.Retry, at)
 	d.RefillAfter, d.Binding = waitUntil(o.Next, at), o.Binds
 	if ok {
-		d.RetryAfter = DurationOf(0) // at, even the last instant, which waitUntil would read as Never
+		d.RetryAfter = DurationOf(0) // at, even the last instant, which waitUntil would read as never
 	}
 }
 
@@ -118,7 +119,7 @@ func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
 // nothing on a refusal. A cost below 1 panics, as in package typed: stores check it first.
 func Debit(p typed.Policy, s typed.State, at time.Time, cost int64) (typed.State, Decision) {
 	var d Decision
-	ns := typed.UnixNanos(at)
+	ns := kernel.FromTime(at)
 	o, ok := p.DebitIn(&s, ns, cost)
 	d.SetOutcome(o, ok, ns)
 	return s, d
@@ -128,7 +129,7 @@ func Debit(p typed.Policy, s typed.State, at time.Time, cost int64) (typed.State
 // one token could be taken, otherwise the wait until one can; the balance and the reset as Debit
 // reports them. It takes nothing.
 func Inspect(p typed.Policy, s typed.State, at time.Time) (d Decision) {
-	ns := typed.UnixNanos(at)
+	ns := kernel.FromTime(at)
 	o, ok := p.PeekIn(&s, ns)
 	d.SetOutcome(o, ok, ns)
 	return d

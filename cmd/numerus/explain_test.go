@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 	"github.com/stretchr/testify/require"
 )
@@ -116,8 +117,8 @@ func bruteSteady(p typed.Policy, start, common int64) (burst int64, r rate, refi
 			periods[(ns-start)/common]++
 		}
 		full, ok := l.Status(at).Full.Time()
-		if !ok || refill == typed.Never {
-			refill = typed.Never
+		if !ok || refill == kernel.Never {
+			refill = kernel.Never
 		} else {
 			refill = max(refill, full.UnixNano()-ns)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -78,7 +79,7 @@ func (g *sender) next(end int64) (at int64, ok bool) {
 		if ok {
 			return g.at, true
 		}
-		if retry == typed.Never || retry <= g.at {
+		if retry == kernel.Never || retry <= g.at {
 			return 0, false
 		}
 		g.at = retry

@@ -9,6 +9,7 @@ import (
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/benchpb"
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
@@ -121,7 +122,7 @@ func BenchmarkLayers(b *testing.B) {
 	key := []byte("9:ratelimit:subject:42")
 	b.Run("layer=debit", func(b *testing.B) {
 		b.ReportAllocs()
-		s, at := p.Fresh(), typed.UnixNanos(t0)
+		s, at := p.Fresh(), kernel.FromTime(t0)
 		for b.Loop() {
 			at++
 			if _, ok := p.DebitIn(&s, at, 1); !ok {

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/internal/frame"
 	"github.com/numerus-closus/numerus/typed"
@@ -170,7 +171,7 @@ func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, in
 	e := newEntry(h, &plant, p, state)
 	sh.insert(e)
 	sh.mu.Unlock()
-	refused, ok := p.PeekIn(&state, typed.UnixNanos(at))
+	refused, ok := p.PeekIn(&state, kernel.FromTime(at))
 	if ok {
 		t.Fatal("the planted state has a token")
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/typed"
 	"github.com/stretchr/testify/require"
@@ -168,7 +169,7 @@ func TestTwinsShareRefusals(t *testing.T) {
 // counted from), for comparing with want.
 func outcomeOf(d keyed.Decision, want typed.Outcome) typed.Outcome {
 	at := want.Retry - 1
-	o := typed.Outcome{Remaining: d.Remaining, Limit: d.Limit, Retry: typed.Never, Full: typed.Never, Next: typed.Never, Binds: d.Binding}
+	o := typed.Outcome{Remaining: d.Remaining, Limit: d.Limit, Retry: kernel.Never, Full: kernel.Never, Next: kernel.Never, Binds: d.Binding}
 	if w, ok := d.RetryAfter.Duration(); ok {
 		o.Retry = at + int64(w)
 	}
@@ -240,7 +241,7 @@ func TestKeptRefusalsDecideAsRequests(t *testing.T) {
 				}
 				k := requestKey(r.Key)
 				h := bounds.seed.hash(r.Key, k.n)
-				got.SetOutcome(bounds.shard(h).acquireLocked(h, &k, b.p, typed.UnixNanos(at), r.Cost, bounds.grace, false))
+				got.SetOutcome(bounds.shard(h).acquireLocked(h, &k, b.p, kernel.FromTime(at), r.Cost, bounds.grace, false))
 				want, _ = requests.Acquire(ctx, r)
 			case "reset":
 				require.NoError(t, bounds.Reset(ctx, r))
@@ -392,7 +393,7 @@ func TestLockedPathKeepsRefusals(t *testing.T) {
 			if rapid.Bool().Draw(t, "locked") {
 				k := requestKey(r.Key)
 				h := got.seed.hash(r.Key, k.n)
-				d.SetOutcome(got.shard(h).acquireLocked(h, &k, p, typed.UnixNanos(at), r.Cost, got.grace, false))
+				d.SetOutcome(got.shard(h).acquireLocked(h, &k, p, kernel.FromTime(at), r.Cost, got.grace, false))
 			} else {
 				d, _ = got.Acquire(ctx, r)
 			}

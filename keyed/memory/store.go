@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/internal/bind"
 	"github.com/numerus-closus/numerus/typed"
@@ -45,7 +46,7 @@ func (f optionFunc) apply(s *Store) { f(s) }
 // clock (see the package doc's section on time). Tests pass a fake clock here, or run in a
 // testing/synctest bubble.
 func WithClock(now func() time.Time) Option {
-	return optionFunc(func(s *Store) { s.now = func() int64 { return typed.UnixNanos(now()) } })
+	return optionFunc(func(s *Store) { s.now = func() int64 { return kernel.FromTime(now()) } })
 }
 
 // WithGrace sets how long a subject back to full keeps its entry (DefaultGrace by default): an
@@ -164,7 +165,7 @@ func (s *Store) Sweep(n int) int {
 func (s *Store) at(at time.Time) (ns int64, own bool) {
 	switch {
 	case !at.IsZero():
-		return typed.UnixNanos(at), false
+		return kernel.FromTime(at), false
 	case s.now != nil:
 		return s.now(), true
 	}
