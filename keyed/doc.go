@@ -79,8 +79,10 @@
 //
 // A [Store] receives a [Request] (the framed key, the compiled typed.Policy, the cost and the
 // instant) and returns a Decision; it runs the policy itself, atomically. [Debit] and [Inspect]
-// are what a store that keeps typed.States runs. Package [storetest] checks a store against the
-// numerus limiters of the same policy; every store must pass it.
+// are what a store that keeps typed.States runs; one that keeps them in place, as the memory store
+// does, runs typed.Policy.DebitIn and PeekIn and answers with [Decision.SetOutcome]. Package
+// [storetest] checks a store against the numerus limiters of the same policy; every store must
+// pass it.
 //
 // # Concurrency
 //
