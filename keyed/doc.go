@@ -29,9 +29,10 @@
 // numerus: an instant is Full (numerus.Status.Full), a duration FullAfter. A [Duration] is a
 // duration or never (its zero value, [Duration.IsNever]), so a request that can never succeed (a
 // spent finite bucket) is never told to wait; the package has no Never of its own, and its
-// Duration is not called Wait, so that each name of numerus means one thing. A refusal takes nothing and is never an
-// error; errors are for invalid arguments (matching numerus.ErrInvalidArgument, before any store
-// call: a cost below 1 or above the policy's capacity) and failures of the store.
+// Duration is not called Wait, so that each name of numerus means one thing. A refusal takes
+// nothing and is never an error; errors are for invalid arguments (matching
+// numerus.ErrInvalidArgument, before any store call: a cost below 1 or above the policy's
+// capacity) and failures of the store.
 //
 // [Limiter.Peek] refills by the time elapsed and takes nothing: Allowed while at least one token
 // is available, otherwise refused with the wait until one is. [Limiter.Reset] forgets a subject:
