@@ -9,7 +9,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/numerus-closus/numerus"
-	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // TestNextDebitable checks the order of answers, with Never after every instant, and its zero
@@ -95,105 +94,6 @@ func TestNextDebitableOrder(t *testing.T) {
 	})
 }
 
-// TestAdmissions checks the pure schedule: instants of back-to-back debits with the limiter after
-// each, an end at Never, an early stop, and l left as it was.
-func TestAdmissions(t *testing.T) {
-	l := numerus.Must(numerus.GCRA(numerus.PerSecond(2), 2))
-	var got []time.Duration
-	for at := range numerus.Admissions(l, t0, 1) {
-		if got = append(got, at.Sub(t0)); len(got) == 5 {
-			break
-		}
-	}
-	require.Equal(t, []time.Duration{0, 0, 500 * time.Millisecond, time.Second, 1500 * time.Millisecond}, got)
-	require.Equal(t, int64(2), l.Status(t0).Remaining, "Admissions changed the limiter")
-
-	n := 0
-	for range numerus.Admissions(numerus.Must(numerus.FiniteBucket(3)), t0, 1) {
-		n++
-	}
-	require.Equal(t, 3, n, "the schedule of a finite bucket ends at Never")
-
-	for at, next := range numerus.Admissions(numerus.Must(numerus.SlidingWindow(time.Minute, 3)), t0, 2) {
-		require.True(t, at.Equal(t0))
-		require.Equal(t, int64(1), next.Status(t0).Remaining, "the limiter after the first debit")
-		break
-	}
-}
-
-// TestWait checks the wait before a debit, as its answer gives it: zero when it is admitted now,
-// the exact wait otherwise, and false for Never.
-func TestWait(t *testing.T) {
-	l := numerus.Must(numerus.TokenBucket(1, numerus.PerSecond(3)))
-	delay := func(cost int64) (time.Duration, bool) {
-		_, from, _ := l.DebitN(t0, cost)
-		return from.Wait(t0)
-	}
-	d, ok := delay(1)
-	require.True(t, ok)
-	require.Equal(t, time.Duration(0), d)
-	l, _, _ = l.Debit(t0)
-	d, ok = delay(1)
-	require.True(t, ok)
-	require.Equal(t, 333333334*time.Nanosecond, d)
-	_, ok = delay(2)
-	require.False(t, ok)
-}
-
-// stuck is a faulty user-written limiter: it refuses everything and answers the instant asked,
-// breaking the tightness law. It panics past a thousand debits, so that a loop fails fast.
-type stuck struct{ calls *int }
-
-func (s stuck) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {
-	return s.DebitN(at, 1)
-}
-
-func (s stuck) DebitN(at time.Time, _ int64) (numerus.Limiter, numerus.NextDebitable, bool) {
-	if *s.calls++; *s.calls > 1000 {
-		panic("stuck: asked again and again")
-	}
-	return s, numerus.DebitableFrom(at), false
-}
-
-func (stuck) Status(at time.Time) numerus.Status {
-	return numerus.Status{Limit: 1, Full: numerus.DebitableFrom(at)}
-}
-
-func (stuck) String() string { return "stuck" }
-
-// TestAdmissionsFaultyLimiter checks that Admissions ends, instead of looping forever, on a limiter
-// that answers the very instant it refused.
-func TestAdmissionsFaultyLimiter(t *testing.T) {
-	calls := 0
-	for range numerus.Admissions(stuck{&calls}, t0, 1) {
-		t.Fatal("stuck admitted a debit")
-	}
-	require.Equal(t, 1, calls)
-}
-
-// creeping is a faulty limiter that refuses everything and answers a nanosecond later each time:
-// its answers move on, but none is ever admitted. It panics past a thousand debits.
-type creeping struct{ stuck }
-
-func (c creeping) DebitN(at time.Time, cost int64) (numerus.Limiter, numerus.NextDebitable, bool) {
-	c.stuck.DebitN(at, cost)
-	return c, numerus.DebitableAfter(at, 1), false
-}
-
-func (c creeping) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {
-	return c.DebitN(at, 1)
-}
-
-// TestAdmissionsCreepingLimiter checks that Admissions ends after limits.Search refusals in a row, where a
-// lawful limiter refuses at most once before each admission.
-func TestAdmissionsCreepingLimiter(t *testing.T) {
-	calls := 0
-	for range numerus.Admissions(creeping{stuck{&calls}}, t0, 1) {
-		t.Fatal("creeping admitted a debit")
-	}
-	require.Equal(t, limits.Search, calls)
-}
-
 // TestDebitableAfter checks that DebitableAfter(at, d) is the answer DebitableFrom(at.Add(d)) in
 // every respect a caller can see, for every d: its instant (location and monotonic reading kept),
 // order, wait and text, a negative d counting as zero and the largest d not wrapping to Never.
@@ -222,4 +122,23 @@ func TestDebitableAfter(t *testing.T) {
 			t.Fatalf("wait %v, want %v", lw, ew)
 		}
 	})
+}
+
+// TestWait checks the wait before a debit, as its answer gives it: zero when it is admitted now,
+// the exact wait otherwise, and false for Never.
+func TestWait(t *testing.T) {
+	l := numerus.Must(numerus.TokenBucket(1, numerus.PerSecond(3)))
+	delay := func(cost int64) (time.Duration, bool) {
+		_, from, _ := l.DebitN(t0, cost)
+		return from.Wait(t0)
+	}
+	d, ok := delay(1)
+	require.True(t, ok)
+	require.Equal(t, time.Duration(0), d)
+	l, _, _ = l.Debit(t0)
+	d, ok = delay(1)
+	require.True(t, ok)
+	require.Equal(t, 333333334*time.Nanosecond, d)
+	_, ok = delay(2)
+	require.False(t, ok)
 }
