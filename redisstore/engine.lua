@@ -448,7 +448,7 @@ local function engine(cdiv, valid, fresh, counts, debit, status)
     -- search moves from on until every child of an And admits cost there, as numerus.allOf does.
     local search = function(nd, S, from, cost)
       local cs = nd.c
-      for _ = 1, 64 do -- numerus.MaxSearch
+      for _ = 1, 64 do -- limits.Search (64)
         local moved = from
         for j = 1, #cs do
           local ok, f = tdebit(cs[j], S, from, cost)
