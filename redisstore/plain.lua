@@ -126,9 +126,7 @@ local i, stage = 1, 2 -- the check at hand, and the stage
 if k == 'g' then stage = 1 end
 while true do
   if stage == 2 then
-    local NEVER = math.huge
-    local fmod, floor, min, max = math.fmod, math.floor, math.min, math.max
-    local spack, sunpack, sfmt, rcall = struct.pack, struct.unpack, string.format, redis.call
+    local NEVER, fmod = math.huge, math.fmod
 
     -- fdiv and cdiv divide integers 0 <= x < 2^53 by y >= 1, rounding down and up (see x % y).
     fdiv = function(x, y)
@@ -162,8 +160,8 @@ while true do
     -- keeps them: for g the TAT q + r/N and the latest instant; for t the tokens and for l the water,
     -- both scaled by P, and the latest instant; for f the tokens left; for w and c the start of the
     -- window counted, the previous and current counts and the latest instant; for a log, a is its
-    -- table (see needLogs in engine.lua). The functions take and return plain numbers, not tables: a table
-    -- costs the server some 2,000 instructions.
+    -- table (see needLogs in engine.lua). The functions take and return plain numbers, not tables:
+    -- a table costs the server some 2,000 instructions.
 
     -- valid reports whether a state read from a key can be trusted under the leaf.
     valid = function(k, x, y, z, a, b, c, d)
