@@ -74,7 +74,7 @@ func AllOf(ls ...Limiter) Limiter {
 	case 1:
 		return ls[0]
 	}
-	return &allOf{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}
+	return &composite{and: true, children: append([]Limiter(nil), ls...), last: kernel.MinInstant}
 }
 
 // AnyOf is Or over any number of limiters; it copies ls. AnyOf() is AlwaysDeny and AnyOf(l) is l.
@@ -85,24 +85,36 @@ func AnyOf(ls ...Limiter) Limiter {
 	case 1:
 		return ls[0]
 	}
-	return &anyOf{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}
+	return &composite{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}
 }
 
-// allOf and anyOf keep the time rule as a whole: an instant earlier than the latest one the
-// composite admitted at counts as that one for every child, including the children of an Or that
-// took no part in that admission (which would otherwise free capacity early).
-type allOf struct {
+// composite is an And (and) or an Or of its children, by the rules of kernel's compose.go. It
+// keeps the time rule as a whole: an instant earlier than the latest one the composite admitted
+// at counts as that one for every child, including the children of an Or that took no part in
+// that admission (which would otherwise free capacity early).
+type composite struct {
+	and      bool
 	children []Limiter
 	last     int64 // the kernel instant of the latest admission, or kernel.MinInstant
 }
 
 // effective returns at, or the latest instant admitted at, last, if at is earlier, in at's location.
 func effective(at time.Time, last int64) time.Time {
-	if instant(at) >= last {
+	if ns := instant(at); kernel.Effective(ns, last) == ns {
 		return at
 	}
 	t, _ := kernel.ToTime(last, at.Location())
 	return t
+}
+
+// answer is kernel.Fold's rule for the answers of two refusals, on NextDebitable values, which
+// keep the location (and the monotonic reading) of the instant a child answered with: an And's
+// is the latest, an Or's the earliest.
+func answer(and bool, a, b NextDebitable) NextDebitable {
+	if and {
+		return Latest(a, b)
+	}
+	return Earliest(a, b)
 }
 
 // checker is implemented by the built-in limiters: it answers like DebitN without building the
@@ -120,46 +132,90 @@ func check(l Limiter, at time.Time, cost int64) (NextDebitable, bool) {
 	return from, ok
 }
 
-func (l *allOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
+func (l *composite) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
 
-func (l *allOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+func (l *composite) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
 	eff := effective(at, l.last)
-	if from, ok := l.checkAt(eff, cost); !ok {
-		return l, l.search(from, cost), false
+	var next []Limiter
+	var from NextDebitable
+	var ok bool
+	if l.and {
+		next, from, ok = l.debitAll(eff, cost)
+	} else {
+		next, from, ok = l.debitAny(eff, cost)
+	}
+	if !ok {
+		return l, from, false
+	}
+	return &composite{and: l.and, children: next, last: instant(eff)}, DebitableFrom(at), true
+}
+
+// debitAll charges every child at at, or none: it asks them all first, and answers a refusal by
+// search.
+func (l *composite) debitAll(at time.Time, cost int64) ([]Limiter, NextDebitable, bool) {
+	if from, ok := l.checkAt(at, cost); !ok {
+		return nil, l.search(from, cost), false
 	}
 	next := make([]Limiter, len(l.children))
 	for i, c := range l.children {
-		n, from, ok := c.DebitN(eff, cost)
+		n, from, ok := c.DebitN(at, cost)
 		if !ok { // a child that is not a pure value changed its mind
-			return l, l.search(from, cost), false
+			return nil, l.search(from, cost), false
 		}
 		next[i] = n
 	}
-	return &allOf{children: next, last: instant(eff)}, DebitableFrom(at), true
+	return next, DebitableFrom(at), true
+}
+
+// debitAny charges each child that admits the debit at at; refused by all, it answers the
+// earliest of their answers.
+func (l *composite) debitAny(at time.Time, cost int64) ([]Limiter, NextDebitable, bool) {
+	var next []Limiter
+	from := Never()
+	for i, c := range l.children {
+		n, f, ok := c.DebitN(at, cost)
+		if ok && next == nil {
+			next = append(make([]Limiter, 0, len(l.children)), l.children[:i]...)
+		}
+		if next != nil {
+			next = append(next, n)
+		}
+		from = answer(false, from, f)
+	}
+	return next, from, next != nil
 }
 
 // check answers like DebitN, without building the limiter that follows.
-func (l *allOf) check(at time.Time, cost int64) (NextDebitable, bool) {
+func (l *composite) check(at time.Time, cost int64) (NextDebitable, bool) {
 	return l.checkAt(effective(at, l.last), cost)
 }
 
 // checkAt asks every child whether it admits the debit at at, not before l.last, without keeping
-// what they become: the answer is the latest of theirs, Never as soon as one says Never.
-func (l *allOf) checkAt(at time.Time, cost int64) (NextDebitable, bool) {
+// what they become. An And answers the latest of the refusals' answers, Never as soon as one says
+// Never; an Or the first admission's, or the earliest refusal's.
+func (l *composite) checkAt(at time.Time, cost int64) (NextDebitable, bool) {
 	from, all := DebitableFrom(at), true
+	if !l.and {
+		from = Never()
+	}
 	for _, c := range l.children {
-		if f, ok := check(c, at, cost); !ok {
-			from, all = Latest(from, f), false
-			if from.IsNever() {
+		f, ok := check(c, at, cost)
+		switch {
+		case ok && !l.and:
+			return f, true
+		case !ok:
+			from, all = answer(l.and, from, f), false
+			if l.and && from.IsNever() {
 				return from, false
 			}
 		}
 	}
-	return from, all
+	return from, all && l.and
 }
 
-// search moves from on until every child admits the debit there, for at most MaxSearch rounds.
-func (l *allOf) search(from NextDebitable, cost int64) NextDebitable {
+// search moves the answer from of an And on until every child admits the debit there, for at most
+// MaxSearch rounds.
+func (l *composite) search(from NextDebitable, cost int64) NextDebitable {
 	for range MaxSearch {
 		t, finite := from.Time()
 		if !finite {
@@ -174,79 +230,31 @@ func (l *allOf) search(from NextDebitable, cost int64) NextDebitable {
 	return Never()
 }
 
-func (l *allOf) Status(at time.Time) Status {
-	at = effective(at, l.last)
-	s := Status{Limit: kernel.Unlimited, Remaining: kernel.Unlimited, Full: DebitableFrom(at)}
-	for _, c := range l.children {
-		cs := c.Status(at)
-		s.Limit, s.Remaining = min(s.Limit, cs.Limit), min(s.Remaining, cs.Remaining)
-		s.Full = Latest(s.Full, cs.Full)
-	}
-	return s
-}
-
-func (l *allOf) String() string { return join(l.children, " & ") }
-
-type anyOf struct {
-	children []Limiter
-	last     int64 // as allOf's
-}
-
-func (l *anyOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
-
-func (l *anyOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
-	eff := effective(at, l.last)
-	var next []Limiter
-	from := Never()
-	for i, c := range l.children {
-		n, f, ok := c.DebitN(eff, cost)
-		if ok && next == nil {
-			next = append(make([]Limiter, 0, len(l.children)), l.children[:i]...)
-		}
-		if next != nil {
-			next = append(next, n)
-		}
-		from = Earliest(from, f)
-	}
-	if next == nil {
-		return l, from, false
-	}
-	return &anyOf{children: next, last: instant(eff)}, DebitableFrom(at), true
-}
-
-func (l *anyOf) check(at time.Time, cost int64) (NextDebitable, bool) {
-	at = effective(at, l.last)
-	from := Never()
-	for _, c := range l.children {
-		f, ok := check(c, at, cost)
-		if ok {
-			return f, true
-		}
-		from = Earliest(from, f)
-	}
-	return from, false
-}
-
-func (l *anyOf) Status(at time.Time) Status {
+// Status reports, for an And, the least limit and remaining of the children, for an Or the most,
+// and the latest Full.
+func (l *composite) Status(at time.Time) Status {
 	at = effective(at, l.last)
 	s := Status{Full: DebitableFrom(at)}
+	if l.and {
+		s.Limit, s.Remaining = kernel.Unlimited, kernel.Unlimited
+	}
 	for _, c := range l.children {
 		cs := c.Status(at)
-		s.Limit, s.Remaining = max(s.Limit, cs.Limit), max(s.Remaining, cs.Remaining)
+		s.Limit, s.Remaining = kernel.Counts(l.and, s.Limit, s.Remaining, cs.Limit, cs.Remaining)
 		s.Full = Latest(s.Full, cs.Full)
 	}
 	return s
 }
 
-func (l *anyOf) String() string { return join(l.children, " | ") }
-
-func join(ls []Limiter, sep string) string {
-	parts := make([]string, len(ls))
-	for i, l := range ls {
-		parts[i] = l.String()
-		if _, nested := l.(*allOf); nested || strings.Contains(parts[i], " | ") {
-			parts[i] = "(" + parts[i] + ")"
-		}
+// String writes the children in the notation (see kernel.Join). A nested And is grouped in
+// parentheses even within an Or, and a child whose text holds " | " is taken for an Or.
+func (l *composite) String() string {
+	ops := make([]kernel.Operand, len(l.children))
+	for i, c := range l.children {
+		s := c.String()
+		nested, _ := c.(*composite)
+		ops[i] = kernel.Operand{Text: s, Grouped: nested != nil && nested.and,
+			Or: nested != nil && !nested.and || strings.Contains(s, " | ")}
 	}
-	return strings.Join(parts, sep)
+	return kernel.Join(l.and, ops...)
 }
