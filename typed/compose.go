@@ -2,7 +2,6 @@ package typed
 
 import (
 	"time"
-	"unsafe"
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/kernel"
@@ -22,14 +21,11 @@ import (
 type And[A Limiter[A], B Limiter[B]] struct {
 	a A
 	b B
-	p *plan // the flat debit of the tree, when it has one (see plan.go)
 }
 
 // NewAnd returns the And of a and b.
 func NewAnd[A Limiter[A], B Limiter[B]](a A, b B) And[A, B] {
-	l := And[A, B]{a: a, b: b}
-	l.p = planOf(l)
-	return l
+	return And[A, B]{a: a, b: b}
 }
 
 // Debit takes one token at at. It is DebitN(at, 1).
@@ -48,15 +44,8 @@ func (l And[A, B]) DebitN(at time.Time, cost int64) (And[A, B], numerus.NextDebi
 // inlined, so that the value is copied once into the call and once out of it, and an And of
 // several limiters is too large for registers.
 func (l *And[A, B]) take(at time.Time, cost int64) (numerus.NextDebitable, bool) {
-	if ns, ok := kernel.Instant(at); ok && l.p != nil {
-		var from int64
-		var v kernel.Verdict
-		if l.p.gcra != nil {
-			from, v = l.p.debitGCRA(unsafe.Pointer(l), ns, cost)
-		} else {
-			from, v = l.p.debit(unsafe.Pointer(l), ns, cost)
-		}
-		switch v {
+	if ns, ok := kernel.Instant(at); ok {
+		switch from, v := fastAnd(l, ns, cost); v {
 		case kernel.Admitted:
 			return numerus.DebitableFrom(at), true
 		case kernel.Refused:
@@ -81,7 +70,7 @@ func (l And[A, B]) debit(at, cost int64) (And[A, B], int64, bool) {
 	if from, ok := kernel.Fold(true, at, fa, oka, fb, okb); !ok {
 		return l, from, false
 	}
-	return And[A, B]{na, nb, l.p}, at, true
+	return And[A, B]{na, nb}, at, true
 }
 
 // Status reports the least limit and remaining of the children and the latest instant at which
@@ -99,20 +88,12 @@ func (l And[A, B]) status(at int64) kernel.Status {
 func (l And[A, B]) latest() int64 { return max(l.a.latest(), l.b.latest()) }
 
 func (l And[A, B]) advance(at int64) And[A, B] {
-	return And[A, B]{l.a.advance(at), l.b.advance(at), l.p}
+	return And[A, B]{l.a.advance(at), l.b.advance(at)}
 }
 
 // String names the policy in the notation, as in "gcra 10/s burst 5 & window 1000/h".
 func (l And[A, B]) String() string {
 	return join(true, l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
-}
-
-func (l And[A, B]) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
-	dst, ok := l.a.layout(off+unsafe.Offsetof(l.a), dst)
-	if !ok {
-		return dst, false
-	}
-	return l.b.layout(off+unsafe.Offsetof(l.b), dst)
 }
 
 func (l And[A, B]) spec() Spec {
@@ -221,8 +202,6 @@ func (l Or[A, B]) advance(at int64) Or[A, B] { return Or[A, B]{l.a.advance(at), 
 func (l Or[A, B]) String() string {
 	return join(false, l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
 }
-
-func (Or[A, B]) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
 
 func (l Or[A, B]) spec() Spec { return Spec{Algo: AlgoOr, Of: []Spec{l.a.spec(), l.b.spec()}} }
 

@@ -33,19 +33,8 @@ func NewGCRA(rate numerus.Rate, burst int64) (GCRA, error) {
 }
 
 func (g GCRA) debit(at, cost int64) (GCRA, int64, bool) {
-	if g.k.P != nil && g.k.FastCase(at, cost) {
-		tat, over := g.k.FastTake(at, cost)
-		if over > 0 {
-			return g, at + over, false
-		}
-		return GCRA{g.k.FastAdmit(at, tat)}, at, true
-	}
 	k, from, ok := g.k.Debit(at, cost)
 	return GCRA{k}, from, ok
-}
-
-func (g GCRA) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
-	return leafAt(dst, off, kindGCRA, g.k.P != nil)
 }
 
 func (g GCRA) status(at int64) kernel.Status { return g.k.Status(at) }

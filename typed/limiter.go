@@ -33,9 +33,6 @@ type Limiter[L any] interface {
 	spec() Spec
 	state(dst [][]int64) [][]int64
 	restore(sp Spec, st *states) (L, error)
-	// layout appends the leaves of the tree, for a value at off in its root And, and reports
-	// whether every node has a fast path (see plan).
-	layout(off uintptr, dst []planLeaf) ([]planLeaf, bool)
 }
 
 // states hands the leaves of a tree their saved words in pre-order; a nil *states means fresh.
