@@ -23,6 +23,7 @@ func TestCountLayouts(t *testing.T) {
 		sp := Spec{Algo: AlgoCount, Count: n, Period: period}
 		l, err := FromSpec[SlidingWindowCount](sp)
 		require.NoError(t, err)
+		require.Equal(t, wide(l.p), n > math.MaxUint32)
 		root := rootOf(t, sp)
 		at := t0
 		for i, s := range countTimeline(t, n) {
@@ -42,6 +43,7 @@ func TestCountLayouts(t *testing.T) {
 				require.Equal(t, want.UnixNano(), leafFrom, "step %d: debit's answer", i)
 				require.Equal(t, l, next, "step %d: a refusal changed the value", i)
 			}
+			require.Equal(t, next, countOf(next.kern()), "step %d: the kernel's value", i)
 			require.Equal(t, rnext.Status(at), next.Status(at), "step %d: status", i)
 			l, root = next, rnext
 		}

@@ -11,7 +11,8 @@ import (
 // kernels as DebitN and Status, in the same order.
 
 // Never is the instant, in the nanoseconds of [Outcome], of an event that never comes: the
-// largest int64. Every finite instant is smaller.
+// largest int64, which every layer's never stands for (numerus.Never() in nanoseconds). Every
+// finite instant is smaller.
 const Never int64 = kernel.Never
 
 // UnixNanos returns t in nanoseconds since the Unix epoch, clamped to the years 1678 to 2262 as
