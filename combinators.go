@@ -74,7 +74,7 @@ func AllOf(ls ...Limiter) Limiter {
 	case 1:
 		return ls[0]
 	}
-	return &composite{and: true, children: append([]Limiter(nil), ls...), last: kernel.MinInstant}
+	return &allOf{group{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}}
 }
 
 // AnyOf is Or over any number of limiters; it copies ls. AnyOf() is AlwaysDeny and AnyOf(l) is l.
@@ -85,18 +85,61 @@ func AnyOf(ls ...Limiter) Limiter {
 	case 1:
 		return ls[0]
 	}
-	return &composite{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}
+	return &anyOf{group{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}}
 }
 
-// composite is an And (and) or an Or of its children, by the rules of kernel's compose.go. It
-// keeps the time rule as a whole: an instant earlier than the latest one the composite admitted
-// at counts as that one for every child, including the children of an Or that took no part in
-// that admission (which would otherwise free capacity early).
-type composite struct {
-	and      bool
+// allOf and anyOf are the And and the Or of a group of children: one implementation, group's,
+// by the rules of kernel's compose.go, told which it is by the type that holds it (a flag in the
+// group would take the value that every admission allocates from 32 bytes to 48).
+type (
+	allOf struct{ group }
+	anyOf struct{ group }
+)
+
+// group is the children of an And or an Or. It keeps the time rule as a whole: an instant
+// earlier than the latest one the composite admitted at counts as that one for every child,
+// including the children of an Or that took no part in that admission (which would otherwise
+// free capacity early).
+type group struct {
 	children []Limiter
 	last     int64 // the kernel instant of the latest admission, or kernel.MinInstant
 }
+
+func (l *allOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
+
+func (l *allOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	g, from, ok := l.debitN(true, at, cost)
+	if !ok {
+		return l, from, false
+	}
+	return &allOf{g}, from, true
+}
+
+func (l *allOf) check(at time.Time, cost int64) (NextDebitable, bool) {
+	return l.checkAt(true, effective(at, l.last), cost)
+}
+
+func (l *allOf) Status(at time.Time) Status { return l.status(true, at) }
+
+func (l *allOf) String() string { return l.string(true) }
+
+func (l *anyOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
+
+func (l *anyOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	g, from, ok := l.debitN(false, at, cost)
+	if !ok {
+		return l, from, false
+	}
+	return &anyOf{g}, from, true
+}
+
+func (l *anyOf) check(at time.Time, cost int64) (NextDebitable, bool) {
+	return l.checkAt(false, effective(at, l.last), cost)
+}
+
+func (l *anyOf) Status(at time.Time) Status { return l.status(false, at) }
+
+func (l *anyOf) String() string { return l.string(false) }
 
 // effective returns at, or the latest instant admitted at, last, if at is earlier, in at's location.
 func effective(at time.Time, last int64) time.Time {
@@ -132,28 +175,27 @@ func check(l Limiter, at time.Time, cost int64) (NextDebitable, bool) {
 	return from, ok
 }
 
-func (l *composite) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
-
-func (l *composite) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+// debitN is DebitN of an And (and) or an Or: admitted, it returns the group that follows.
+func (l *group) debitN(and bool, at time.Time, cost int64) (group, NextDebitable, bool) {
 	eff := effective(at, l.last)
 	var next []Limiter
 	var from NextDebitable
 	var ok bool
-	if l.and {
+	if and {
 		next, from, ok = l.debitAll(eff, cost)
 	} else {
 		next, from, ok = l.debitAny(eff, cost)
 	}
 	if !ok {
-		return l, from, false
+		return group{}, from, false
 	}
-	return &composite{and: l.and, children: next, last: instant(eff)}, DebitableFrom(at), true
+	return group{children: next, last: instant(eff)}, DebitableFrom(at), true
 }
 
 // debitAll charges every child at at, or none: it asks them all first, and answers a refusal by
 // search.
-func (l *composite) debitAll(at time.Time, cost int64) ([]Limiter, NextDebitable, bool) {
-	if from, ok := l.checkAt(at, cost); !ok {
+func (l *group) debitAll(at time.Time, cost int64) ([]Limiter, NextDebitable, bool) {
+	if from, ok := l.checkAt(true, at, cost); !ok {
 		return nil, l.search(from, cost), false
 	}
 	next := make([]Limiter, len(l.children))
@@ -169,7 +211,7 @@ func (l *composite) debitAll(at time.Time, cost int64) ([]Limiter, NextDebitable
 
 // debitAny charges each child that admits the debit at at; refused by all, it answers the
 // earliest of their answers.
-func (l *composite) debitAny(at time.Time, cost int64) ([]Limiter, NextDebitable, bool) {
+func (l *group) debitAny(at time.Time, cost int64) ([]Limiter, NextDebitable, bool) {
 	var next []Limiter
 	from := Never()
 	for i, c := range l.children {
@@ -185,43 +227,38 @@ func (l *composite) debitAny(at time.Time, cost int64) ([]Limiter, NextDebitable
 	return next, from, next != nil
 }
 
-// check answers like DebitN, without building the limiter that follows.
-func (l *composite) check(at time.Time, cost int64) (NextDebitable, bool) {
-	return l.checkAt(effective(at, l.last), cost)
-}
-
 // checkAt asks every child whether it admits the debit at at, not before l.last, without keeping
-// what they become. An And answers the latest of the refusals' answers, Never as soon as one says
+// what they become, and answers like DebitN of an And (and) or an Or. An And answers the latest of the refusals' answers, Never as soon as one says
 // Never; an Or the first admission's, or the earliest refusal's.
-func (l *composite) checkAt(at time.Time, cost int64) (NextDebitable, bool) {
+func (l *group) checkAt(and bool, at time.Time, cost int64) (NextDebitable, bool) {
 	from, all := DebitableFrom(at), true
-	if !l.and {
+	if !and {
 		from = Never()
 	}
 	for _, c := range l.children {
 		f, ok := check(c, at, cost)
 		switch {
-		case ok && !l.and:
+		case ok && !and:
 			return f, true
 		case !ok:
-			from, all = answer(l.and, from, f), false
-			if l.and && from.IsNever() {
+			from, all = answer(and, from, f), false
+			if and && from.IsNever() {
 				return from, false
 			}
 		}
 	}
-	return from, all && l.and
+	return from, all && and
 }
 
 // search moves the answer from of an And on until every child admits the debit there, for at most
 // MaxSearch rounds.
-func (l *composite) search(from NextDebitable, cost int64) NextDebitable {
+func (l *group) search(from NextDebitable, cost int64) NextDebitable {
 	for range MaxSearch {
 		t, finite := from.Time()
 		if !finite {
 			return from
 		}
-		moved, ok := l.checkAt(t, cost)
+		moved, ok := l.checkAt(true, t, cost)
 		if ok || !moved.After(from) {
 			return from
 		}
@@ -230,31 +267,31 @@ func (l *composite) search(from NextDebitable, cost int64) NextDebitable {
 	return Never()
 }
 
-// Status reports, for an And, the least limit and remaining of the children, for an Or the most,
-// and the latest Full.
-func (l *composite) Status(at time.Time) Status {
+// status reports, for an And (and), the least limit and remaining of the children, for an Or the
+// most, and the latest Full.
+func (l *group) status(and bool, at time.Time) Status {
 	at = effective(at, l.last)
 	s := Status{Full: DebitableFrom(at)}
-	if l.and {
+	if and {
 		s.Limit, s.Remaining = kernel.Unlimited, kernel.Unlimited
 	}
 	for _, c := range l.children {
 		cs := c.Status(at)
-		s.Limit, s.Remaining = kernel.Counts(l.and, s.Limit, s.Remaining, cs.Limit, cs.Remaining)
+		s.Limit, s.Remaining = kernel.Counts(and, s.Limit, s.Remaining, cs.Limit, cs.Remaining)
 		s.Full = Latest(s.Full, cs.Full)
 	}
 	return s
 }
 
-// String writes the children in the notation (see kernel.Join). A nested And is grouped in
-// parentheses even within an Or, and a child whose text holds " | " is taken for an Or.
-func (l *composite) String() string {
+// string writes the children of an And (and) or an Or in the notation (see kernel.Join). A
+// nested And is grouped in parentheses even within an Or, and a child whose text holds " | " is
+// taken for an Or.
+func (l *group) string(and bool) string {
 	ops := make([]kernel.Operand, len(l.children))
 	for i, c := range l.children {
 		s := c.String()
-		nested, _ := c.(*composite)
-		ops[i] = kernel.Operand{Text: s, Grouped: nested != nil && nested.and,
-			Or: nested != nil && !nested.and || strings.Contains(s, " | ")}
+		_, nested := c.(*allOf)
+		ops[i] = kernel.Operand{Text: s, Grouped: nested, Or: strings.Contains(s, " | ")}
 	}
-	return kernel.Join(l.and, ops...)
+	return kernel.Join(and, ops...)
 }
