@@ -86,8 +86,8 @@ func TestFramedKeysAllocateNothing(t *testing.T) {
 // TestAcquireAllocatesNothingInline pins, for every algorithm and trees up to the State's 12
 // inline words, zero allocations for TryAcquire admitted and refused, and for Peek; and the two
 // allocations that a policy with a log, or a larger tree, costs each TryAcquire (the package doc
-// says why), so that neither number grows unnoticed, but a refusal of one token that a kept
-// refusal answers, which allocates nothing under any policy. The clock stands still: 1,000
+// says why), so that neither number grows unnoticed, but a refusal of one token, which the
+// store answers from a Peek and which allocates nothing under any policy. The clock stands still: 1,000
 // tokens are admitted, then every check is refused.
 func TestAcquireAllocatesNothingInline(t *testing.T) {
 	if memory.RaceEnabled {

@@ -2,7 +2,7 @@ package memory
 
 import (
 	"context"
-	"math"
+
 	"math/bits"
 	"runtime"
 	"strconv"
@@ -20,10 +20,12 @@ type Store struct {
 	shards []shard
 	mask   uint64
 	seed   seed
+	names  names
 	now    func() int64 // nil for the default clock: wall + the monotonic time since base
 	base   time.Time
 	wall   int64
 	grace  int64
+	limit  capacity
 }
 
 // DefaultGrace is how long a subject back to full keeps its entry, unless WithGrace says
@@ -74,9 +76,9 @@ func New(opts ...Option) *Store {
 		s.shards = make([]shard, pow2(max(64, 16*runtime.GOMAXPROCS(0))))
 	}
 	s.mask = uint64(len(s.shards) - 1)
+	s.names.init()
 	for i := range s.shards {
-		s.shards[i].index.Store(newTable(minSlots))
-		s.shards[i].dropped = math.MinInt64
+		s.shards[i].t = newTable(minSlots)
 	}
 	return s
 }
@@ -92,11 +94,13 @@ func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, e
 	if err := check(r.Policy, r.Cost); err != nil {
 		return keyed.Decision{}, err
 	}
-	at, own := s.at(r.At)
-	k := requestKey(r.Key)
+	k := s.requestKey(r.Key)
 	h := s.seed.hash(r.Key, k.n)
-	o, ok, at := s.shard(h).acquire(h, &k, r.Policy, at, r.Cost, s.grace, own)
-	if !ok && r.Cost > o.Limit { // refused with Never, taking nothing: found here, off the common path
+	o, ok, at, err := s.shard(h).acquire(s, h, &k, r.Policy, s.at(r.At), r.Cost)
+	switch {
+	case err != nil:
+		return keyed.Decision{}, err
+	case !ok && r.Cost > o.Limit: // refused with Never, taking nothing: found here, off the common path
 		return keyed.Decision{}, costError(r, o.Limit)
 	}
 	d.SetOutcome(o, ok, at)
@@ -109,19 +113,18 @@ func (s *Store) Peek(_ context.Context, r keyed.Request) (d keyed.Decision, err 
 	if err := check(r.Policy, 1); err != nil {
 		return keyed.Decision{}, err
 	}
-	at, own := s.at(r.At)
-	k := requestKey(r.Key)
+	k := s.requestKey(r.Key)
 	h := s.seed.hash(r.Key, k.n)
-	o, ok, at := s.shard(h).peek(h, &k, r.Policy, at, s.grace, own)
+	o, ok, at := s.shard(h).peek(s, h, &k, r.Policy, s.at(r.At))
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
 
 // Reset drops the subject of r.Key: its next check starts from full.
 func (s *Store) Reset(_ context.Context, r keyed.Request) error {
-	k := requestKey(r.Key)
+	k := s.requestKey(r.Key)
 	h := s.seed.hash(r.Key, k.n)
-	s.shard(h).reset(h, &k)
+	s.shard(h).reset(s, h, &k)
 	return nil
 }
 
@@ -148,22 +151,29 @@ func (s *Store) Sweep(n int) int {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		dropped += sh.sweep(at, s.grace, n, true)
+		dropped += sh.sweep(s, at, n)
 		sh.mu.Unlock()
 	}
 	return dropped
 }
 
 // at returns the instant of a request in nanoseconds since the Unix epoch: its At, or the
-// store's clock if At is zero (own).
-func (s *Store) at(at time.Time) (ns int64, own bool) {
+// store's clock if At is zero.
+func (s *Store) at(at time.Time) int64 {
 	switch {
 	case !at.IsZero():
-		return typed.UnixNanos(at), false
+		return typed.UnixNanos(at)
 	case s.now != nil:
-		return s.now(), true
+		return s.now()
 	}
-	return s.wall + int64(time.Since(s.base)), true // clock's, one call less on every check
+	return s.wall + int64(time.Since(s.base)) // clock's, one call less on every check
+}
+
+// requestKey returns the key of a Request's bytes, its namespace numbered.
+func (s *Store) requestKey(b []byte) key {
+	k := requestKey(b)
+	k.name = s.names.id(b[:k.n])
+	return k
 }
 
 // clock reads the store's clock. The default one reads only the monotonic clock, which costs
