@@ -90,3 +90,22 @@ func (s *Store) atCap(o typed.Outcome, at int64) (typed.Outcome, bool, int64, er
 	s.limit.refused.Add(1)
 	return typed.Outcome{}, false, at, ErrFull
 }
+
+// sweepAtCap looks for room at the cap: it moves the hand of sh, the shard of hash h, whose lock the caller holds,
+// and of the next fullShards shards whose locks are free (it waits for none, so two checks that
+// look in each other's shards cannot deadlock), and returns how many entries it dropped.
+func (s *Store) sweepAtCap(sh *shard, h uint64, at int64) int {
+	dropped := sh.sweep(s, at, fullChecks)
+	i := int(h & s.mask) // sh's
+	for range min(fullShards, len(s.shards)-1) {
+		if dropped > 0 {
+			break
+		}
+		i = (i + 1) % len(s.shards)
+		if other := &s.shards[i]; other.mu.TryLock() {
+			dropped += other.sweep(s, at, fullChecks)
+			other.mu.Unlock()
+		}
+	}
+	return dropped
+}

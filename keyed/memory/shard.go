@@ -13,9 +13,13 @@ import (
 // a wave kept some of them through it: a tenth more than the wave, TestMemoryBounded found.)
 const handChecks = 3
 
-// fullChecks is how many more entries a new subject checks under the hand when the store is at
-// its cap, before it is refused or left untracked.
-const fullChecks = 32
+// fullChecks is how many more entries a new subject checks under the hand of its shard and of
+// each of the next fullShards shards when the store is at its cap, before it is refused or left
+// untracked: a bounded search for a subject back to full, to make room.
+const (
+	fullChecks = 32
+	fullShards = 3
+)
 
 // cacheLine is the padding that keeps the shards' locks apart.
 const cacheLine = 64
@@ -52,7 +56,7 @@ func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost in
 		return o, ok, at, nil
 	}
 	sh.sweep(s, at, handChecks)
-	if !s.hold() && (sh.sweep(s, at, fullChecks) == 0 || !s.hold()) {
+	if !s.hold() && (s.sweepAtCap(sh, h, at) == 0 || !s.hold()) {
 		sh.mu.Unlock()
 		return s.atCap(o, at)
 	}
