@@ -51,16 +51,16 @@ func WithClock(now func() time.Time) Option {
 // are full; a grace longer than the gaps between a subject's checks spares subjects that refill
 // between checks from having their entry dropped and made again, so steady traffic neither
 // churns nor allocates. Decisions do not depend on it while no check's instant lies more than
-// the grace behind one the store was given before, as with the store's own clock (see the
-// package doc's section on time).
+// the grace behind one the store was given before, as with the store's own clock; a check
+// further back is decided no earlier than the watermark of what was dropped (see the package
+// doc's section on time).
 func WithGrace(grace time.Duration) Option {
 	return optionFunc(func(s *Store) { s.grace = int64(max(grace, 0)) })
 }
 
 // WithShards sets the number of shards, rounded up to a power of two (by default 16 per CPU,
-// at least 64). A shard's lock serializes the new subjects and the drops of its keys (checks of
-// existing subjects take only their own lock): more shards mean less waiting when many new
-// subjects arrive at once, and a little more memory.
+// at least 64). A check takes its shard's lock: more shards mean less waiting when many
+// goroutines check at once, and a little more memory.
 func WithShards(n int) Option {
 	return optionFunc(func(s *Store) { s.shards = make([]shard, pow2(max(n, 1))) })
 }
@@ -89,7 +89,8 @@ func pow2(n int) int { return 1 << bits.Len(uint(n-1)) }
 // returns an error only for an invalid request (a cost below 1 or above the policy's capacity,
 // the zero Policy), matching numerus.ErrInvalidArgument and taking nothing; it ignores ctx, as it
 // never blocks on anything but its shard. A key not framed as keyed frames it is a subject of
-// its own, apart from every framed one.
+// its own, apart from every framed one. A store at its cap ([WithMaxSubjects]) returns ErrFull
+// for a new subject it has no room for.
 func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, err error) {
 	if err := check(r.Policy, r.Cost); err != nil {
 		return keyed.Decision{}, err
@@ -144,8 +145,9 @@ func (s *Store) Len() int {
 // or a timer of your own to give memory back after traffic stops: the store never sweeps on its
 // own beyond the three entries each new subject checks. The store's clock is the instant it
 // sweeps at: a store whose requests carry instants of another clock (At, or a keyed.Limiter's
-// clock) should be given that clock with WithClock, or not be swept, lest it drop subjects that
-// are not full at the instants of their checks.
+// clock) should be given that clock with WithClock, or not be swept: a subject it drops as full
+// at the store's clock is decided, at its next check, no earlier than the instant it was full
+// from (see the package doc's section on time), which may lie ahead of that check's instant.
 func (s *Store) Sweep(n int) int {
 	at, dropped := s.clock(), 0
 	for i := range s.shards {
