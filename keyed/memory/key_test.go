@@ -118,11 +118,11 @@ func TestSlotHoldsACopy(t *testing.T) {
 
 // TestCollidingKeysStayApart: an entry of another key planted under the hash of the key checked
 // (a collision, forged) is never taken for it, whether the keys differ in subject or in namespace,
-// on a Request's path and a bound check's, in the index and under the shard's lock. The planted
-// entry is out of tokens and the key checked is fresh, so its first check is admitted. A bound
-// check matches a subject of 8 to 16 bytes by its two words and length, so the planted keys
-// include the same words at another length, each word alone, the words swapped, and the same
-// subject in another namespace.
+// on a Request's path and a bound check's. The planted entry is out of tokens and the key
+// checked is fresh, so its first check is admitted. The planted keys include subjects that
+// share the key's first or last 8 bytes (which its hash reads), its bytes at another length,
+// the halves swapped, subjects past the 17 bytes a slot holds, and the same subject in another
+// namespace.
 func TestCollidingKeysStayApart(t *testing.T) {
 	for _, c := range []struct {
 		subject string
