@@ -112,9 +112,24 @@ func BenchmarkScaleZipf(b *testing.B) {
 	if top := countOf(draws, 0); top < zipfChecks/20 || top > zipfChecks/5 {
 		b.Fatalf("the top subject takes %d of %d checks: not a Zipf law of 1.1", top, zipfChecks)
 	}
-	for _, lib := range scaleLibs {
+	for _, lib := range append(scaleLibs, keyedLib{lib: "floor", open: openFloor}) {
 		b.Run(name("lib", lib.lib), func(b *testing.B) { runScaleZipf(b, lib, subjects, draws) })
 	}
+}
+
+// floorTaker is the Zipf workload's floor: no store, only the reads of each check's subject
+// (its string header and bytes, which every library hashes), admitting one subject in three.
+// What a library's check costs beyond it is its store's.
+type floorTaker struct{}
+
+func openFloor(*testing.B, keyedPolicy) keyedTaker { return floorTaker{} }
+
+func (floorTaker) take(_ context.Context, subject string) (bool, error) {
+	var sum byte
+	for i := range len(subject) {
+		sum += subject[i]
+	}
+	return sum%3 == 0, nil
 }
 
 func countOf(draws []int32, v int32) (n int) {
