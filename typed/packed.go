@@ -1,5 +1,7 @@
 package typed
 
+import "github.com/numerus-closus/numerus/internal/kernel"
+
 // This file lets a store keep a State in fewer words than a State holds: the words its policy
 // uses, when they all lie inline.
 
@@ -23,4 +25,26 @@ func (s *State) Pack(w []int64) { copy(w, s.w[:]) }
 func (s *State) Unpack(w []int64) {
 	*s = State{}
 	copy(s.w[:], w)
+}
+
+// DebitPacked is DebitIn on the State whose packed words are w (see Pack), kept in w: admitted,
+// w holds the next state's words. p's PackedWords must be len(w) or fewer. A GCRA, the commonest
+// policy, debits the words where they lie; others unpack them, debit and pack them back.
+func (p Policy) DebitPacked(w []int64, at, cost int64) (Outcome, bool) {
+	if c := p.c; c != nil && c.gcra != nil && len(w) >= 3 {
+		kernel.CheckCost(cost)
+		at = min(at, kernel.MaxInstant)
+		k, from, ok, st := loadGCRA(c.gcra, w[:3]).DebitStatus(at, cost)
+		if ok {
+			putGCRA(w[:3], k)
+		}
+		return outcomeOf(st, at, from, ok, k.Next(at)), ok
+	}
+	var s State
+	s.Unpack(w)
+	o, ok := p.DebitIn(&s, at, cost)
+	if ok {
+		s.Pack(w)
+	}
+	return o, ok
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // TestPackedRoundTrip: a State of a policy whose PackedWords fit, packed into that many words and
-// unpacked, decides as the State it was packed from; a policy with a log does not fit.
+// unpacked, decides as the State it was packed from, and DebitPacked on the words decides as
+// DebitIn on the State; a policy with a log does not fit.
 func TestPackedRoundTrip(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -37,6 +38,14 @@ func TestPackedRoundTrip(t *testing.T) {
 		w := make([]int64, n)
 		s.Pack(w)
 		var back typed.State
+		back.Unpack(w)
+		packed := append([]int64(nil), w...)
+		for at := int64(1e9); at < 3e9; at += 7e7 {
+			want, wok := p.DebitIn(&back, at, 1)
+			got, gok := p.DebitPacked(packed, at, 1)
+			require.Equal(t, want, got, "%s: DebitPacked at %d", c.text, at)
+			require.Equal(t, wok, gok, "%s: DebitPacked at %d", c.text, at)
+		}
 		back.Unpack(w)
 		for at := int64(1e9); at < 3e9; at += 1e8 {
 			want, wok := p.PeekIn(&s, at)

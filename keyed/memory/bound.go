@@ -31,8 +31,7 @@ func (s *Store) Bind(prefix string, p typed.Policy) keyed.Bound {
 // Acquire takes cost tokens, at least 1, for subject.
 func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome, bool, int64) {
 	s := b.s
-	h := mix(b.hash, s.seed.subject(subject))
-	k := key{prefix: b.prefix, subject: subject, name: b.name}
+	k, h := b.key(subject)
 	o, ok, ns, _ := s.shard(h).acquire(s, h, &k, b.p, s.at(at), cost) // no ErrFull: see Bind
 	return o, ok, ns
 }
@@ -40,7 +39,17 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 // Peek reports whether subject could take one token.
 func (b *bound) Peek(subject string, at time.Time) (typed.Outcome, bool, int64) {
 	s := b.s
-	h := mix(b.hash, s.seed.subject(subject))
-	k := key{prefix: b.prefix, subject: subject, name: b.name}
+	k, h := b.key(subject)
 	return s.shard(h).peek(s, h, &k, b.p, s.at(at))
+}
+
+// key returns the key of subject and its hash. A subject of up to 16 bytes is read once as two
+// words, which hash it and which a slot's subject is compared with (see key.matches), with no
+// call to compare bytes.
+func (b *bound) key(subject string) (key, uint64) {
+	k := boundKey(b.prefix, subject, b.name)
+	if len(subject) > 16 {
+		return k, mix(b.hash, b.s.seed.subject(subject))
+	}
+	return k, mix(b.hash, b.s.seed.short(k.words[0], k.words[1], len(subject)))
 }

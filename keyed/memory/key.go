@@ -8,11 +8,22 @@ import "strings"
 // namespace and the subject do: the split is a function of the whole key, so that is when the
 // whole keys do.
 type key struct {
-	bytes   []byte // a Request's key, nil for a bound check's
-	n       int    // the length of the framed namespace in bytes
-	prefix  string // a bound check's namespace, framed
-	subject string // a bound check's subject
-	name    uint16 // the namespace's number, or unnamed
+	bytes   []byte    // a Request's key, nil for a bound check's
+	n       int       // the length of the framed namespace in bytes
+	prefix  string    // a bound check's namespace, framed
+	subject string    // a bound check's subject
+	name    uint16    // the namespace's number, or unnamed
+	words   [2]uint64 // a bound check's subject of up to 16 bytes read as words, which hold all its bytes
+}
+
+// boundKey returns the key of a bound check: subject in the framed namespace prefix, numbered
+// name.
+func boundKey(prefix, subject string, name uint16) key {
+	k := key{prefix: prefix, subject: subject, name: name}
+	if len(subject) <= 16 {
+		k.words[0], k.words[1] = words(subject)
+	}
+	return k
 }
 
 // requestKey returns the key of a Request's bytes.
@@ -30,10 +41,16 @@ func (k *key) matches(sl *slot) bool {
 		}
 		return int(sl.n) == len(sub) && string(sl.sub[:sl.n]) == string(sub)
 	}
-	if sl.n == long {
+	switch n := len(k.subject); {
+	case sl.n == long:
 		return k.subject == sl.more.subject
+	case int(sl.n) != n:
+		return false
+	case n <= 16: // the words of n bytes hold them all: equal words, equal bytes
+		a, b := words(sl.sub[:n])
+		return [2]uint64{a, b} == k.words
 	}
-	return int(sl.n) == len(k.subject) && string(sl.sub[:sl.n]) == k.subject
+	return string(sl.sub[:sl.n]) == k.subject
 }
 
 // namespace returns the framed namespace as a string of its own.

@@ -27,7 +27,7 @@ func TestKeySplits(t *testing.T) {
 		if prefixLen(prefix) != len(prefix) {
 			t.Fatalf("prefix %q does not split whole", prefix)
 		}
-		bound := key{prefix: prefix, subject: subject, name: 1}
+		bound := boundKey(prefix, subject, 1)
 		bytes := requestKey(framed)
 		bytes.name = 1
 		if h := mix(sd.namespace(prefix), sd.subject(subject)); h != sd.hash(framed, bytes.n) {
@@ -40,7 +40,7 @@ func TestKeySplits(t *testing.T) {
 			}
 		}
 		other := rapid.StringOf(rapid.RuneFrom([]rune{'0', '3', ':', 'b'})).Draw(t, "other")
-		sl := slotOf(&key{prefix: prefix, subject: other, name: 1})
+		sl := slotOf(ptr(boundKey(prefix, other, 1)))
 		if bound.matches(sl) != (other == subject) || bytes.matches(sl) != (other == subject) {
 			t.Fatalf("key %q matches %q", framed, prefix+other)
 		}
@@ -68,6 +68,8 @@ func TestHashAsymmetric(t *testing.T) {
 }
 
 func hashOf(sd *seed, k string) uint64 { return sd.hash([]byte(k), prefixLen(k)) }
+
+func ptr[T any](v T) *T { return &v }
 
 // slotOf returns a slot filled with the key k and the zero state.
 func slotOf(k *key) *slot {
@@ -97,7 +99,7 @@ func TestSlotHoldsACopy(t *testing.T) {
 			k := requestKey(buf)
 			k.name = name
 			fromBytes := slotOf(&k)
-			fromBound := slotOf(&key{prefix: "2:ns:", subject: string(sub), name: name})
+			fromBound := slotOf(ptr(boundKey("2:ns:", string(sub), name)))
 			for i := range buf {
 				buf[i] = 'x'
 			}

@@ -107,13 +107,7 @@ func (sl *slot) debit(p typed.Policy, at, cost int64) (typed.Outcome, bool) {
 			}
 			return p.DebitIn(&sl.more.state, at, cost)
 		}
-		var s typed.State
-		s.Unpack(sl.w[:])
-		o, ok := p.DebitIn(&s, at, cost)
-		if ok {
-			s.Pack(sl.w[:])
-		}
-		return o, ok
+		return p.DebitPacked(sl.w[:], at, cost)
 	}
 	state := sl.continued(p, at)
 	o, ok := p.DebitIn(&state, at, cost)

@@ -31,7 +31,7 @@ func TestTableModel(t *testing.T) {
 					tb = tb.resized()
 				}
 				state := p.Fresh()
-				tb.insert(h, &key{subject: subject}, p, &state)
+				tb.insert(h, ptr(boundKey("", subject, 0)), p, &state)
 				model[subject] = h
 			},
 			"remove": func(t *rapid.T) {
@@ -40,7 +40,7 @@ func TestTableModel(t *testing.T) {
 				if !ok {
 					t.Skip("not held")
 				}
-				tb.remove(tb.find(h, &key{subject: subject}))
+				tb.remove(tb.find(h, ptr(boundKey("", subject, 0))))
 				delete(model, subject)
 				if tb.sparse() {
 					tb = tb.resized()
@@ -55,7 +55,7 @@ func checkTable(t *rapid.T, tb *table, model map[string]uint32) {
 	require.Equal(t, len(model), tb.count)
 	require.LessOrEqual(t, tb.count*4, len(tb.slots)*3, "the table filled up")
 	for k, h := range model {
-		i := tb.find(h, &key{subject: k})
+		i := tb.find(h, ptr(boundKey("", k, 0)))
 		require.GreaterOrEqual(t, i, 0, "key %q not found", k)
 		require.Equal(t, h, tb.slots[i].hash, "key %q", k)
 	}
@@ -63,7 +63,7 @@ func checkTable(t *rapid.T, tb *table, model map[string]uint32) {
 		k := strconv.Itoa(i)
 		if _, ok := model[k]; !ok {
 			for _, h := range model {
-				require.Equal(t, -1, tb.find(h, &key{subject: k}), "key %q, not held, found", k)
+				require.Equal(t, -1, tb.find(h, ptr(boundKey("", k, 0))), "key %q, not held, found", k)
 			}
 		}
 	}
