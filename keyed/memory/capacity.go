@@ -91,19 +91,20 @@ func (s *Store) atCap(o typed.Outcome, at int64) (typed.Outcome, bool, int64, er
 	return typed.Outcome{}, false, at, ErrFull
 }
 
-// sweepAtCap looks for room at the cap: it moves the hand of sh, the shard of hash h, whose lock the caller holds,
-// and of the next fullShards shards whose locks are free (it waits for none, so two checks that
-// look in each other's shards cannot deadlock), and returns how many entries it dropped.
+// sweepAtCap looks for room at the cap: it moves the hands of sh, the shard of hash h, whose lock
+// the caller holds, and of the shards after it whose locks are free (it waits for none, so two
+// checks that look in each other's shards cannot deadlock), over fullChecks entries in all, until
+// it drops one, and returns how many it dropped.
 func (s *Store) sweepAtCap(sh *shard, h uint64, at int64) int {
-	dropped := sh.sweep(s, at, fullChecks)
-	i := int(h & s.mask) // sh's
-	for range min(fullShards, len(s.shards)-1) {
-		if dropped > 0 {
-			break
-		}
+	budget := fullChecks
+	dropped := sh.sweep(s, at, budget)
+	budget -= min(budget, sh.t.count)
+	for i, n := int(h&s.mask), 1; dropped == 0 && budget > 0 && n < len(s.shards); n++ {
 		i = (i + 1) % len(s.shards)
 		if other := &s.shards[i]; other.mu.TryLock() {
-			dropped += other.sweep(s, at, fullChecks)
+			checks := min(budget, other.t.count)
+			dropped += other.sweep(s, at, checks)
+			budget -= max(checks, 1) // an empty shard costs its lock
 			other.mu.Unlock()
 		}
 	}

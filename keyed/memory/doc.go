@@ -76,7 +76,8 @@
 // A Store is safe for concurrent use. Keys are spread over shards (16 per CPU, at least 64);
 // a check takes its shard's lock, reads its subject's slot (one cache line, the one it writes
 // back if the debit changes the state), and releases it, with no call out under the lock. Checks
-// of different shards share no memory they write. A refusal writes nothing but the lock.
+// of different shards share no memory they write (but for a capped store's count of its
+// subjects, which new subjects and drops update). A refusal writes nothing but the lock.
 //
 // Checks of an existing subject allocate nothing under every policy whose typed.State fits its 12
 // inline words and holds no log: every algorithm but the sliding log and the bucketed sliding

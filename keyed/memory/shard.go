@@ -13,13 +13,10 @@ import (
 // a wave kept some of them through it: a tenth more than the wave, TestMemoryBounded found.)
 const handChecks = 3
 
-// fullChecks is how many more entries a new subject checks under the hand of its shard and of
-// each of the next fullShards shards when the store is at its cap, before it is refused or left
-// untracked: a bounded search for a subject back to full, to make room.
-const (
-	fullChecks = 32
-	fullShards = 3
-)
+// fullChecks is how many more entries a new subject checks under the hands of its shard and of
+// the shards after it when the store is at its cap, before it is refused or left untracked: a
+// bounded search for a subject back to full, to make room.
+const fullChecks = 64
 
 // cacheLine is the padding that keeps the shards' locks apart.
 const cacheLine = 64
