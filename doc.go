@@ -37,8 +37,10 @@
 // time.Time, compare answers with Equal or Compare, not ==.
 //
 // Since an old value stays valid, a caller can peek (debit and discard the result), try a debit
-// on several branches, or retry from a value kept aside. [Schedule] lists the instants at which
-// back-to-back debits would be admitted, and [Delay] says how long one must wait; neither sleeps.
+// on several branches, or retry from a value kept aside. [Admissions] lists the instants at which
+// back-to-back debits would be admitted, and a refusal's [NextDebitable.Wait] says how long one
+// must wait; neither sleeps.
+// (Admissions is named for what it yields, so that "schedule" names only package schedule.)
 //
 // # Choosing an algorithm
 //
@@ -86,7 +88,7 @@
 // charges every child. It is atomic: if one child refuses, no child is charged and the receiver is
 // returned. The answer is the latest of the children's answers, and [Never] as soon as one child
 // says Never. That instant is then checked against every child, and moved on to the latest of
-// their answers while some child refuses, for at most [MaxSearch] rounds, after which it is Never;
+// their answers while some child refuses, for at most 64 rounds, after which it is Never;
 // children that keep pushing each other's answer on cannot loop. The built-in limiters settle in
 // the first round, since waiting never takes capacity away. Its [Status] has the least Limit and
 // Remaining of its children and the latest Full.
@@ -157,7 +159,7 @@
 // panic, for policies written as literals.
 //
 // A debit costs at least one token: a cost below 1 is a programmer error, and [Limiter.DebitN]
-// panics on it, as do [Delay] and the sequence of [Schedule] given one.
+// panics on it, as does the sequence of [Admissions] given one.
 //
 // # Performance
 //

@@ -3,7 +3,8 @@
 // ([memory.Store]) or on a server shared by many processes (the Redis store).
 //
 //	store := memory.New()
-//	lim, err := keyed.New(store, keyed.PerSecond(100), keyed.StringKey{}) // at most 100 in any second
+//	policy, err := typed.Parse("100/s") // at most 100 in any second
+//	lim, err := keyed.New(store, policy, keyed.StringKey{})
 //	d, err := lim.TryAcquire(ctx, apiKey, 1)
 //	if !d.Allowed {
 //		wait, ok := d.RetryAfter.Duration() // ok is false when no wait will do
@@ -13,21 +14,25 @@
 //
 // A policy is any typed.Spec: a token bucket, a GCRA, a leaky bucket, a fixed window, a sliding
 // log or counter, a finite bucket, or And/Or trees of them, written as data or in the notation
-// of package typed ("gcra 10/s burst 5 & window 1000/h"). [PerSecond], [PerMinute] and
-// [PerHour] write the commonest: at most n in any span of the period, all n available at once
-// (the sliding log, "sliding n/s"). [Rate] writes a GCRA of a sustained rate and a burst, which
-// admits up to burst + permits - 1 in a span of its period. [New] validates the policy once;
-// every period must be at least [MinPeriod].
+// of package typed ("gcra 10/s burst 5 & window 1000/h"): "100/s" is at most 100 in any second,
+// all available at once (the sliding log), and "gcra 10/s burst 20" sustains 10 a second with
+// 20 at once. The package has no policy constructors of its own: a keyed policy is written in the
+// notation (typed.Parse) or as a typed.Spec, as every other policy of numerus. [New] validates
+// the policy once; every period must be at least [MinPeriod].
 //
 // # Decisions
 //
 // [Limiter.TryAcquire] takes tokens all or nothing and returns a [Decision]: Allowed, the
-// Remaining tokens (rounded down; on a refusal, the untouched balance), the Limit, and two waits
-// rounded up — ResetAfter, until the subject is full again, and RetryAfter, until the same
-// request would be admitted. A [Wait] is a duration or Never, so a request that can never
-// succeed (a spent finite bucket) is never told to wait. A refusal takes nothing and is never an
-// error; errors are for invalid arguments (matching numerus.ErrInvalidArgument, before any store
-// call: a cost below 1 or above the policy's capacity) and failures of the store.
+// Remaining tokens (rounded down; on a refusal, the untouched balance), the Limit, and three waits
+// rounded up — RetryAfter, until the same request would be admitted, RefillAfter, until one more
+// token, and FullAfter, until the subject is full again. The time until full has one name across
+// numerus: an instant is Full (numerus.Status.Full), a duration FullAfter. A [Duration] is a
+// duration or never (its zero value, [Duration.IsNever]), so a request that can never succeed (a
+// spent finite bucket) is never told to wait; the package has no Never of its own, and its
+// Duration is not called Wait, so that each name of numerus means one thing. A refusal takes
+// nothing and is never an error; errors are for invalid arguments (matching
+// numerus.ErrInvalidArgument, before any store call: a cost below 1 or above the policy's
+// capacity) and failures of the store.
 //
 // [Limiter.Peek] refills by the time elapsed and takes nothing: Allowed while at least one token
 // is available, otherwise refused with the wait until one is. [Limiter.Reset] forgets a subject:
@@ -75,8 +80,10 @@
 //
 // A [Store] receives a [Request] (the framed key, the compiled typed.Policy, the cost and the
 // instant) and returns a Decision; it runs the policy itself, atomically. [Debit] and [Inspect]
-// are what a store that keeps typed.States runs. Package [storetest] checks a store against the
-// numerus limiters of the same policy; every store must pass it.
+// are what a store that keeps typed.States runs; one that keeps them in place, as the memory store
+// does, runs typed.Policy.DebitIn and PeekIn and answers with [Decision.SetOutcome]. Package
+// [storetest] checks a store against the numerus limiters of the same policy; every store must
+// pass it.
 //
 // # Concurrency
 //
@@ -86,13 +93,13 @@
 // # Performance
 //
 // A check of an existing subject allocates nothing on the memory store, under every policy
-// without a sliding log whose state fits typed.State's inline words (see package memory). A store
-// that decides in process may implement [Binder]: a Limiter of string subjects ([StringKey]) then
-// hands it the subject as it is, with the namespace and policy bound once at [New], so a check
-// frames no key and builds no Request. Other limiters frame the key in a pooled buffer, which the store looks
-// up without copying it. A store that runs typed Policies debits each State in place
-// (typed.Policy.DebitIn) and writes the answer with [Decision.SetOutcome]. See the benchmarks of
-// package memory.
+// without a sliding log whose state fits typed.State's inline words (see package memory). The
+// memory store binds a Limiter of string subjects ([StringKey]) at [New]: it takes the subject as
+// it is, with the namespace and policy bound once, so a check frames no key and builds no
+// Request. This is internal to the repository's stores, and a store that wraps the memory store
+// by embedding it is sent Requests like any other, so that its own methods see every check.
+// Other limiters frame the key in a pooled buffer, which the store looks up without copying it.
+// See the benchmarks of package memory.
 //
 // [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
 // [storetest]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/storetest

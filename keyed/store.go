@@ -64,31 +64,3 @@ type Request struct {
 type PolicyChecker interface {
 	CheckPolicy(p typed.Policy) error
 }
-
-// Binder is implemented by a [Store] that decides in process ([memory.Store]), to spare the checks
-// of string subjects ([StringKey]) the framing of their key, its buffer and the copies of a
-// Request: [New] binds the limiter's namespace and policy once, and TryAcquire and Peek then ask
-// the [Bound] directly, with the subject as it is. A Store need not implement it.
-//
-// A store that wraps another by embedding it (struct{ *memory.Store } with an Acquire of its
-// own, to count or log checks) gets its Bind too, and its TryAcquire and Peek of string subjects
-// then go to the Bound, past the wrapper's methods. Such a wrapper should hold the store in a
-// named field instead, or define a Bind of its own.
-type Binder interface {
-	// Bind returns the Bound of the keys prefix+subject under p, or nil to be sent Requests.
-	// prefix is a namespace framed as [Request.Key] frames it ("9:ratelimit:"); p is a policy
-	// that compiled and that the store accepted.
-	Bind(prefix string, p typed.Policy) Bound
-}
-
-// Bound decides for the subjects of one namespace under one policy, on the state of the [Store]
-// that bound it: its Acquire and Peek of subject are the Store's of the Request with Key
-// prefix+subject, the bound policy, cost and at. Instead of a Decision, they return what
-// [Decision.SetOutcome] takes: the typed.Outcome, whether admitted, and the instant decided at in
-// nanoseconds since the Unix epoch (at, or the store's clock for the zero at). The [Limiter] only
-// asks with costs from 1 to the policy's capacity; a Bound never fails, and is safe for
-// concurrent use.
-type Bound interface {
-	Acquire(subject string, cost int64, at time.Time) (o typed.Outcome, ok bool, ns int64)
-	Peek(subject string, at time.Time) (o typed.Outcome, ok bool, ns int64)
-}

@@ -23,8 +23,8 @@ const maxBatch = 500
 // during the first (another client loading it while the server runs the pipeline), a later
 // call on a key may have run before an earlier one that is sent again. If any check
 // fails, the error reports how many did and wraps the first failure; the decision of a failed
-// check is the zero Decision (a refusal). [Requests] builds the requests of a keyed.Limiter's
-// subjects.
+// check is the zero Decision (a refusal). keyed.Limiter.Request builds the request of a
+// subject.
 func (s *Store) AcquireBatch(ctx context.Context, reqs []keyed.Request) ([]keyed.Decision, error) {
 	b := newBatch(s, len(reqs))
 	for i, r := range reqs {

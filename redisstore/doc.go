@@ -6,13 +6,14 @@
 //	client := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true}) // or a Ring, Cluster
 //	store, err := redisstore.New(client) // an error if the client would ignore deadlines
 //	// 20 at once, then 10 a second: up to 29 in a second.
-//	lim, err := keyed.New(store, keyed.Rate(10, time.Second, 20), keyed.StringKey{})
+//	policy, err := typed.Parse("gcra 10/s burst 20")
+//	lim, err := keyed.New(store, policy, keyed.StringKey{})
 //	if err != nil {
 //		// an invalid policy, or one the script cannot keep exact (see Exact arithmetic)
 //	}
 //	d, err := lim.TryAcquire(ctx, "user:42", 1) // give ctx a deadline: no check outlasts it
 //	if err != nil {
-//		// the server could not answer: see FailOpen and FailClosed
+//		// the server could not answer: admit or refuse, as the caller chose
 //	}
 //	if !d.Allowed {
 //		// refused: d.RetryAfter says how long to wait, or Never
@@ -35,7 +36,7 @@
 //
 // Lua numbers are doubles, so the script counts integer microseconds since the Unix epoch and
 // keeps every number at or below 2^53. Its answers are the in-process nanosecond answers rounded
-// up to the microsecond (RetryAfter, ResetAfter and RefillAfter); remaining tokens round down.
+// up to the microsecond (RetryAfter, FullAfter and RefillAfter); remaining tokens round down.
 // Binding names the limit the in-process policy names: of two answers that round up to the same
 // microsecond, the script tells which comes first in nanoseconds, as typed does. [Store.CheckPolicy], which keyed.New calls,
 // refuses what cannot stay exact with an error matching numerus.ErrInvalidArgument, before any
@@ -138,8 +139,9 @@
 // numerus.ErrInvalidArgument, before any server call), corrupt state ([ErrCorrupt]), and backend
 // failures — unreachable server, timeout, cancelled context, restart — which wrap the cause; a failed check
 // returns the zero Decision, never a decision made up in its place, and never panics. There is no
-// silent fallback: the caller chooses what a failure means, with [FailOpen] (admit) or
-// [FailClosed] (refuse, retry after a delay). After a restart, a failover or SCRIPT FLUSH the
+// silent fallback: the caller chooses what a failure means, admitting or refusing (as package
+// httplimit's FailOpen and FailClosed do; the store has no helpers of its own, which would be a
+// second spelling of the same choice). After a restart, a failover or SCRIPT FLUSH the
 // server no longer holds the script: the store sends it again (EVAL) and goes on. go-redis retries
 // a command on some network errors (MaxRetries); a retried check whose first attempt reached the
 // server is charged twice, which can only refuse early, never admit too much.
@@ -148,7 +150,7 @@
 //
 // [Store.QueueAcquire] and [Store.QueuePeek] queue a check on the caller's pipeline (a
 // [Pending]), to share one round trip with other checks and commands. [Store.AcquireBatch] checks
-// many requests in one round trip; [Requests] builds them from a keyed Limiter and its subjects.
+// many requests in one round trip, each built by keyed.Limiter.Request as the Limiter's own check.
 // On a single server (a *redis.Client, standalone or behind Sentinel), requests of one policy run
 // in one script call per 500 subjects, which reads the plain keys with one MGET; elsewhere each
 // check is its own script call, pipelined (on a cluster, one pipeline per node, in parallel), as
@@ -192,7 +194,7 @@
 // for go-redis/redis_rate's; most of it is Redis's own cost of running a script and its commands
 // (TIME, GET and SET with a TTL alone cost 37k). On a shared two-core machine that is about 22µs
 // and 16µs of server time a serial check (INFO commandstats), against 28µs and 20µs; trees and logs
-// (keyed.PerSecond, PerMinute and PerHour are sliding logs) cost more. In the bench module's full runs, a serial check over loopback took 0.82–1.07× of
+// (the notation's bare rates, "100/s", are sliding logs) cost more. In the bench module's full runs, a serial check over loopback took 0.82–1.07× of
 // redis_rate's time (1.07× admitted and 0.96× refused in the latest, ±10%): level within the
 // noise, the round trip and the client's system calls taking nearly all of it; 64 goroutines,
 // their checks coalesced, got 2.3–4.0× its throughput; a batch of 100 cost 3–10µs a check, the server's

@@ -52,15 +52,3 @@ func (p *Pending) Decision(ctx context.Context) (keyed.Decision, error) {
 	}
 	return p.c.decision(p.cmd)
 }
-
-// Requests returns the requests that take cost tokens for each subject under l's policy, at the
-// keys l frames (its namespace and codec), for AcquireBatch or the Queue methods. Each is
-// l.Request(subject, cost): a Limiter with a clock (keyed.WithClock) sends its clock's instants,
-// and one without lets the server's clock decide, as the Limiter's own checks do.
-func Requests[S any](l keyed.Limiter[S], cost int64, subjects ...S) []keyed.Request {
-	reqs := make([]keyed.Request, len(subjects))
-	for i, subject := range subjects {
-		reqs[i] = l.Request(subject, cost)
-	}
-	return reqs
-}

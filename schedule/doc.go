@@ -24,8 +24,8 @@
 // Retry-After, an SMTP 421, 450 or 451. A waiter whose turn a pause moves to or past its
 // context's deadline fails then, with a [*DeadlineError]. [Gate.Update] replaces the limiter a
 // gate holds with one made from it, atomically, and plays the queue again: an upstream's announced
-// budget ("50 more in the next 30 seconds") composed with the policy. [Gate.Schedule] runs the
-// pure planner [numerus.Schedule] on the gate's state: exact ETAs, for wake-ups on time.
+// budget ("50 more in the next 30 seconds") composed with the policy. [Gate.Admissions] runs the
+// pure planner [numerus.Admissions] on the gate's state: exact ETAs, for wake-ups on time.
 //
 // # Draining
 //
@@ -69,7 +69,7 @@
 // the queue played through the planner, and each new waiter extends that play by its own take:
 // about two debits, however many wait ahead (BenchmarkGateQueue). A waiter charged at its turn
 // keeps the play. On the system clock nearly every waiter that waited is charged late, which
-// moves every turn behind it later: the next take that must wait, refused TryTake or Schedule
+// moves every turn behind it later: the next take that must wait, refused TryTake or Admissions
 // then plays a queue of up to 256 waiters afresh, about two debits per waiter, and keeps the play
 // of a longer one as lower bounds of the true turns (BenchmarkGateQueueLate), so that a queue of
 // 10,000 costs an admission no more than one of ten. Behind such a queue a forecast may be early,

@@ -21,8 +21,8 @@ var ErrFull = errors.New("memory: store holds its maximum of subjects")
 // client a fresh bucket. A check of a new subject looks for subjects back to full to drop, as
 // every new subject does, a few more of them; if it finds none, the check returns ErrFull and
 // is counted in [Stats].Refused, unless [WithUntracked] says otherwise. Subjects already held
-// are checked as ever. A capped store without WithUntracked binds no namespace
-// (keyed.Binder): its checks take Requests, which can return the error.
+// are checked as ever. A capped store without WithUntracked binds no namespace (see package
+// keyed/internal/bind): its checks take Requests, which can return the error.
 func WithMaxSubjects(n int) Option {
 	return optionFunc(func(s *Store) { s.limit.max = int64(max(n, 0)) })
 }

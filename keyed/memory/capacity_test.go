@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
@@ -23,8 +24,7 @@ func TestCapRefusesNewSubjects(t *testing.T) {
 	ctx := context.Background()
 	c := newFakeClock(t0)
 	s := memory.New(memory.WithClock(c.now), memory.WithMaxSubjects(100))
-	require.Nil(t, s.Bind("1:a:", typed.MustCompile("gcra 1/s")), "a capped store bound a namespace")
-	l := limiter(t, s, keyed.Rate(1, time.Minute, 2))
+	l := limiter(t, s, numerus.Must(typed.Parse("gcra 1/m burst 2")))
 	for i := range 100 {
 		d, err := l.TryAcquire(ctx, "old:"+strconv.Itoa(i), 1)
 		require.NoError(t, err)
@@ -64,8 +64,7 @@ func TestCapUntracked(t *testing.T) {
 	ctx := context.Background()
 	c := newFakeClock(t0)
 	s := memory.New(memory.WithClock(c.now), memory.WithMaxSubjects(10), memory.WithUntracked())
-	require.NotNil(t, s.Bind("1:a:", typed.MustCompile("gcra 1/s")))
-	l := limiter(t, s, keyed.Rate(1, time.Hour, 1))
+	l := limiter(t, s, numerus.Must(typed.Parse("gcra 1/h burst 1")))
 	for i := range 10 {
 		d, err := l.TryAcquire(ctx, strconv.Itoa(i), 1)
 		require.NoError(t, err)
@@ -116,7 +115,7 @@ func TestCapModel(t *testing.T) {
 					st = &fresh
 				}
 				before := *st
-				want := keyed.DebitIn(p, st, time.Unix(0, now), cost)
+				want := debitIn(p, st, now, cost)
 				switch after := s.Stats(); {
 				case errors.Is(err, memory.ErrFull):
 					stats.Refused++
@@ -128,7 +127,7 @@ func TestCapModel(t *testing.T) {
 				case after.Untracked > stats.Untracked:
 					stats.Untracked++
 					fresh := p.Fresh()
-					if want := keyed.DebitIn(p, &fresh, time.Unix(0, now), cost); d != want {
+					if want := debitIn(p, &fresh, now, cost); d != want {
 						t.Fatalf("%s untracked: %+v, want a fresh subject's %+v", subject, d, want)
 					}
 				default:
@@ -152,4 +151,11 @@ func TestCapModel(t *testing.T) {
 			},
 		})
 	})
+}
+
+// debitIn is the Decision of p.DebitIn on *s at at, in nanoseconds, as the store answers it.
+func debitIn(p typed.Policy, s *typed.State, at, cost int64) (d keyed.Decision) {
+	o, ok := p.DebitIn(s, at, cost)
+	d.SetOutcome(o, ok, at)
+	return d
 }

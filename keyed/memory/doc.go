@@ -2,7 +2,8 @@
 // sharded table, and only while the subject is below full.
 //
 //	store := memory.New()
-//	lim, err := keyed.New(store, keyed.PerSecond(10), keyed.StringKey{})
+//	policy, err := typed.Parse("10/s")
+//	lim, err := keyed.New(store, policy, keyed.StringKey{})
 //	d, err := lim.TryAcquire(ctx, "alice", 1)
 //
 // # Decisions
@@ -82,16 +83,16 @@
 // Checks of an existing subject allocate nothing under every policy whose typed.State fits its 12
 // inline words and holds no log: every algorithm but the sliding log and the bucketed sliding
 // window, and trees of them up to four GCRAs or three counters, say. Under a policy with a log
-// (keyed.PerSecond, PerMinute and PerHour are sliding logs: keyed.Rate's GCRA is the policy of no
+// (the notation's bare rates, "100/s", are sliding logs: "gcra 100/s burst 100" is a policy of no
 // allocation), or a larger tree, an admitted TryAcquire makes two allocations, and so does a
 // refused one of more than one token: the state's extra block is copied before the debit, so
 // that an And refused by a later child leaves the earlier ones as they were
 // (typed.Policy.DebitIn). A check of one token peeks first under those policies and is refused
 // from there, so a refusal of one token, and a Peek, allocate nothing under any policy.
 //
-// The store is a keyed.Binder: a keyed.Limiter of string subjects checks them through
-// [Store.Bind], which hashes and numbers the namespace once, so that each check hashes and
-// compares the subject as it is, without framing a key. A key hashes as its framed namespace and
+// A keyed.Limiter of string subjects checks them through a binding of its namespace and policy
+// (package keyed/internal/bind), which hashes and numbers the namespace once, so that each check
+// hashes and compares the subject as it is, without framing a key. A key hashes as its framed namespace and
 // the rest, so both ways reach the same entries.
 //
 // Subjects of up to 16 bytes hash with a multiply-fold under three keys drawn at random for each

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/internal/frame"
 	"github.com/numerus-closus/numerus/typed"
 	"pgregory.net/rapid"
 )
@@ -19,7 +21,7 @@ func TestKeySplits(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ns := rapid.StringOf(rapid.RuneFrom([]rune{'0', '1', ':', 'a', 'é'})).Draw(t, "namespace")
 		subject := rapid.StringOf(rapid.RuneFrom([]rune{'0', '3', ':', 'b'})).Draw(t, "subject")
-		framed := keyed.AppendFramed(nil, ns, []byte(subject))
+		framed := frame.Append(nil, ns, []byte(subject))
 		prefix := string(framed[:len(framed)-len(subject)])
 		if n := prefixLen(framed); n != len(prefix) {
 			t.Fatalf("key %q splits at %d, want %d", framed, n, len(prefix))
@@ -94,7 +96,7 @@ func subjectOf(sl *slot) string {
 func TestSlotHoldsACopy(t *testing.T) {
 	for _, subject := range []string{"", "s", "subject:123456789", "subject:1234567890"} {
 		for _, name := range []uint16{3, unnamed} {
-			buf := keyed.AppendFramed(nil, "ns", []byte(subject))
+			buf := frame.Append(nil, "ns", []byte(subject))
 			sub := []byte(subject)
 			k := requestKey(buf)
 			k.name = name
@@ -169,7 +171,7 @@ func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, in
 	p := typed.MustCompile("gcra 1/h")
 	at := time.Unix(0, 1)
 	s := New(WithShards(1))
-	b := s.Bind("1:a:", p).(*bound)
+	b := s.bind("1:a:", p).(*bound)
 	h := mix(b.hash, s.seed.subject(subject))
 	state := p.Fresh()
 	if _, ok := p.DebitIn(&state, 0, 1); !ok {
@@ -180,7 +182,7 @@ func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, in
 	sh.mu.Lock()
 	sh.t.insert(uint32(h>>32), &plant, p, &state)
 	sh.mu.Unlock()
-	if _, ok := p.PeekIn(&state, typed.UnixNanos(at)); ok {
+	if _, ok := p.PeekIn(&state, kernel.FromTime(at)); ok {
 		t.Fatal("the planted state has a token")
 	}
 	if _, ok, _ := b.Peek(subject, at); !ok {
@@ -210,7 +212,7 @@ func TestBoundSubjectsOneByteApart(t *testing.T) {
 	at := time.Unix(0, 1)
 	for n := 1; n <= 40; n++ {
 		for i := range n {
-			b := New(WithShards(1)).Bind("1:a:", p)
+			b := New(WithShards(1)).bind("1:a:", p)
 			subject := []byte(strings.Repeat("s", n))
 			for round := range 2 {
 				if _, ok, _ := b.Acquire(string(subject), 1, at); !ok {
