@@ -70,7 +70,7 @@ func AllOf(ls ...Limiter) Limiter {
 	case 1:
 		return ls[0]
 	}
-	return &allOf{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}
+	return &allOf{group{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}}
 }
 
 // AnyOf is Or over any number of limiters; it copies ls. AnyOf() is AlwaysDeny and AnyOf(l) is l.
@@ -81,24 +81,79 @@ func AnyOf(ls ...Limiter) Limiter {
 	case 1:
 		return ls[0]
 	}
-	return &anyOf{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}
+	return &anyOf{group{children: append([]Limiter(nil), ls...), last: kernel.MinInstant}}
 }
 
-// allOf and anyOf keep the time rule as a whole: an instant earlier than the latest one the
-// composite admitted at counts as that one for every child, including the children of an Or that
-// took no part in that admission (which would otherwise free capacity early).
-type allOf struct {
+// allOf and anyOf are the And and the Or of a group of children: one implementation, group's,
+// by the rules of kernel's compose.go, told which it is by the type that holds it (a flag in the
+// group would take the value that every admission allocates from 32 bytes to 48).
+type (
+	allOf struct{ group }
+	anyOf struct{ group }
+)
+
+// group is the children of an And or an Or. It keeps the time rule as a whole: an instant
+// earlier than the latest one the composite admitted at counts as that one for every child,
+// including the children of an Or that took no part in that admission (which would otherwise
+// free capacity early).
+type group struct {
 	children []Limiter
 	last     int64 // the kernel instant of the latest admission, or kernel.MinInstant
 }
 
+func (l *allOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
+
+func (l *allOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	g, from, ok := l.debitN(true, at, cost)
+	if !ok {
+		return l, from, false
+	}
+	return &allOf{g}, from, true
+}
+
+func (l *allOf) check(at time.Time, cost int64) (NextDebitable, bool) {
+	return l.checkAt(true, effective(at, l.last), cost)
+}
+
+func (l *allOf) Status(at time.Time) Status { return l.status(true, at) }
+
+func (l *allOf) String() string { return l.string(true) }
+
+func (l *anyOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
+
+func (l *anyOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+	g, from, ok := l.debitN(false, at, cost)
+	if !ok {
+		return l, from, false
+	}
+	return &anyOf{g}, from, true
+}
+
+func (l *anyOf) check(at time.Time, cost int64) (NextDebitable, bool) {
+	return l.checkAt(false, effective(at, l.last), cost)
+}
+
+func (l *anyOf) Status(at time.Time) Status { return l.status(false, at) }
+
+func (l *anyOf) String() string { return l.string(false) }
+
 // effective returns at, or the latest instant admitted at, last, if at is earlier, in at's location.
 func effective(at time.Time, last int64) time.Time {
-	if instant(at) >= last {
+	if ns := instant(at); kernel.Effective(ns, last) == ns {
 		return at
 	}
 	t, _ := kernel.ToTime(last, at.Location())
 	return t
+}
+
+// answer is kernel.Fold's rule for the answers of two refusals, on NextDebitable values, which
+// keep the location (and the monotonic reading) of the instant a child answered with: an And's
+// is the latest, an Or's the earliest.
+func answer(and bool, a, b NextDebitable) NextDebitable {
+	if and {
+		return Latest(a, b)
+	}
+	return Earliest(a, b)
 }
 
 // checker is implemented by the built-in limiters: it answers like DebitN without building the
@@ -116,52 +171,90 @@ func check(l Limiter, at time.Time, cost int64) (NextDebitable, bool) {
 	return from, ok
 }
 
-func (l *allOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
-
-func (l *allOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
+// debitN is DebitN of an And (and) or an Or: admitted, it returns the group that follows.
+func (l *group) debitN(and bool, at time.Time, cost int64) (group, NextDebitable, bool) {
 	eff := effective(at, l.last)
-	if from, ok := l.checkAt(eff, cost); !ok {
-		return l, l.search(from, cost), false
+	var next []Limiter
+	var from NextDebitable
+	var ok bool
+	if and {
+		next, from, ok = l.debitAll(eff, cost)
+	} else {
+		next, from, ok = l.debitAny(eff, cost)
+	}
+	if !ok {
+		return group{}, from, false
+	}
+	return group{children: next, last: instant(eff)}, DebitableFrom(at), true
+}
+
+// debitAll charges every child at at, or none: it asks them all first, and answers a refusal by
+// search.
+func (l *group) debitAll(at time.Time, cost int64) ([]Limiter, NextDebitable, bool) {
+	if from, ok := l.checkAt(true, at, cost); !ok {
+		return nil, l.search(from, cost), false
 	}
 	next := make([]Limiter, len(l.children))
 	for i, c := range l.children {
-		n, from, ok := c.DebitN(eff, cost)
+		n, from, ok := c.DebitN(at, cost)
 		if !ok { // a child that is not a pure value changed its mind
-			return l, l.search(from, cost), false
+			return nil, l.search(from, cost), false
 		}
 		next[i] = n
 	}
-	return &allOf{children: next, last: instant(eff)}, DebitableFrom(at), true
+	return next, DebitableFrom(at), true
 }
 
-// check answers like DebitN, without building the limiter that follows.
-func (l *allOf) check(at time.Time, cost int64) (NextDebitable, bool) {
-	return l.checkAt(effective(at, l.last), cost)
+// debitAny charges each child that admits the debit at at; refused by all, it answers the
+// earliest of their answers.
+func (l *group) debitAny(at time.Time, cost int64) ([]Limiter, NextDebitable, bool) {
+	var next []Limiter
+	from := Never()
+	for i, c := range l.children {
+		n, f, ok := c.DebitN(at, cost)
+		if ok && next == nil {
+			next = append(make([]Limiter, 0, len(l.children)), l.children[:i]...)
+		}
+		if next != nil {
+			next = append(next, n)
+		}
+		from = answer(false, from, f)
+	}
+	return next, from, next != nil
 }
 
 // checkAt asks every child whether it admits the debit at at, not before l.last, without keeping
-// what they become: the answer is the latest of theirs, Never as soon as one says Never.
-func (l *allOf) checkAt(at time.Time, cost int64) (NextDebitable, bool) {
+// what they become, and answers like DebitN of an And (and) or an Or. An And answers the latest of the refusals' answers, Never as soon as one says
+// Never; an Or the first admission's, or the earliest refusal's.
+func (l *group) checkAt(and bool, at time.Time, cost int64) (NextDebitable, bool) {
 	from, all := DebitableFrom(at), true
+	if !and {
+		from = Never()
+	}
 	for _, c := range l.children {
-		if f, ok := check(c, at, cost); !ok {
-			from, all = Latest(from, f), false
-			if from.IsNever() {
+		f, ok := check(c, at, cost)
+		switch {
+		case ok && !and:
+			return f, true
+		case !ok:
+			from, all = answer(and, from, f), false
+			if and && from.IsNever() {
 				return from, false
 			}
 		}
 	}
-	return from, all
+	return from, all && and
 }
 
-// search moves from on until every child admits the debit there, for at most 64 rounds.
-func (l *allOf) search(from NextDebitable, cost int64) NextDebitable {
+// search moves the answer from of an And on until every child admits the debit there, for at most
+// 64 rounds.
+func (l *group) search(from NextDebitable, cost int64) NextDebitable {
 	for range limits.Search {
 		t, finite := from.Time()
 		if !finite {
 			return from
 		}
-		moved, ok := l.checkAt(t, cost)
+		moved, ok := l.checkAt(true, t, cost)
 		if ok || !moved.After(from) {
 			return from
 		}
@@ -170,79 +263,31 @@ func (l *allOf) search(from NextDebitable, cost int64) NextDebitable {
 	return Never()
 }
 
-func (l *allOf) Status(at time.Time) Status {
-	at = effective(at, l.last)
-	s := Status{Limit: kernel.Unlimited, Remaining: kernel.Unlimited, Full: DebitableFrom(at)}
-	for _, c := range l.children {
-		cs := c.Status(at)
-		s.Limit, s.Remaining = min(s.Limit, cs.Limit), min(s.Remaining, cs.Remaining)
-		s.Full = Latest(s.Full, cs.Full)
-	}
-	return s
-}
-
-func (l *allOf) String() string { return join(l.children, " & ") }
-
-type anyOf struct {
-	children []Limiter
-	last     int64 // as allOf's
-}
-
-func (l *anyOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
-
-func (l *anyOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
-	eff := effective(at, l.last)
-	var next []Limiter
-	from := Never()
-	for i, c := range l.children {
-		n, f, ok := c.DebitN(eff, cost)
-		if ok && next == nil {
-			next = append(make([]Limiter, 0, len(l.children)), l.children[:i]...)
-		}
-		if next != nil {
-			next = append(next, n)
-		}
-		from = Earliest(from, f)
-	}
-	if next == nil {
-		return l, from, false
-	}
-	return &anyOf{children: next, last: instant(eff)}, DebitableFrom(at), true
-}
-
-func (l *anyOf) check(at time.Time, cost int64) (NextDebitable, bool) {
-	at = effective(at, l.last)
-	from := Never()
-	for _, c := range l.children {
-		f, ok := check(c, at, cost)
-		if ok {
-			return f, true
-		}
-		from = Earliest(from, f)
-	}
-	return from, false
-}
-
-func (l *anyOf) Status(at time.Time) Status {
+// status reports, for an And (and), the least limit and remaining of the children, for an Or the
+// most, and the latest Full.
+func (l *group) status(and bool, at time.Time) Status {
 	at = effective(at, l.last)
 	s := Status{Full: DebitableFrom(at)}
+	if and {
+		s.Limit, s.Remaining = kernel.Unlimited, kernel.Unlimited
+	}
 	for _, c := range l.children {
 		cs := c.Status(at)
-		s.Limit, s.Remaining = max(s.Limit, cs.Limit), max(s.Remaining, cs.Remaining)
+		s.Limit, s.Remaining = kernel.Counts(and, s.Limit, s.Remaining, cs.Limit, cs.Remaining)
 		s.Full = Latest(s.Full, cs.Full)
 	}
 	return s
 }
 
-func (l *anyOf) String() string { return join(l.children, " | ") }
-
-func join(ls []Limiter, sep string) string {
-	parts := make([]string, len(ls))
-	for i, l := range ls {
-		parts[i] = l.String()
-		if _, nested := l.(*allOf); nested || strings.Contains(parts[i], " | ") {
-			parts[i] = "(" + parts[i] + ")"
-		}
+// string writes the children of an And (and) or an Or in the notation (see kernel.Join). A
+// nested And is grouped in parentheses even within an Or, and a child whose text holds " | " is
+// taken for an Or.
+func (l *group) string(and bool) string {
+	ops := make([]kernel.Operand, len(l.children))
+	for i, c := range l.children {
+		s := c.String()
+		_, nested := c.(*allOf)
+		ops[i] = kernel.Operand{Text: s, Grouped: nested, Or: strings.Contains(s, " | ")}
 	}
-	return strings.Join(parts, sep)
+	return kernel.Join(and, ops...)
 }

@@ -47,26 +47,21 @@ func instant(t time.Time) int64 { return kernel.FromTime(t) }
 // refusal converts a kernel's refusal answer from, of a debit at ns = instant(at), to a
 // NextDebitable in the location of at: without time arithmetic when it can (see DebitableAfter).
 func refusal(from, ns int64, at time.Time) NextDebitable {
-	if d, ok := kernel.After(from, ns); ok {
+	switch d, after, t, finite := kernel.Answer(from, ns, at); {
+	case after:
 		return DebitableAfter(at, d)
+	case finite:
+		return DebitableFrom(t)
 	}
-	return fromInstant(from, at)
+	return Never()
 }
 
-// fromInstant converts a kernel answer back to a NextDebitable in the location of at.
-func fromInstant(ns int64, at time.Time) NextDebitable {
-	t, ok := kernel.ToTime(ns, at.Location())
-	if !ok {
-		return Never()
-	}
-	return DebitableFrom(t)
-}
-
-// status converts a kernel's status at at (see kernel.FullTime).
+// status converts a kernel's status at at (see kernel.Status.Report).
 func status(s kernel.Status, at time.Time) Status {
+	limit, remaining, t, finite := s.Report(at)
 	full := Never()
-	if t, ok := kernel.FullTime(s.Full, at); ok {
+	if finite {
 		full = DebitableFrom(t)
 	}
-	return Status{Limit: s.Limit, Remaining: s.Remaining, Full: full}
+	return Status{Limit: limit, Remaining: remaining, Full: full}
 }

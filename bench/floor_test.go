@@ -44,7 +44,7 @@ func BenchmarkFloor(b *testing.B) {
 }
 
 // and3Floor is a value of typed.And of three GCRAs' size, debited with no arithmetic.
-type and3Floor struct{ w [14]int64 }
+type and3Floor struct{ w [12]int64 }
 
 // The floor is of the very size it stands for.
 var _ [unsafe.Sizeof(typed.And[typed.GCRA, typed.And[typed.GCRA, typed.GCRA]]{})]struct{} = [unsafe.Sizeof(and3Floor{})]struct{}{}

@@ -47,10 +47,6 @@ func (b TokenBucket) debit(at, cost int64) (TokenBucket, int64, bool) {
 	return TokenBucket{k}, from, ok
 }
 
-func (b TokenBucket) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
-	return leafAt(dst, off, kindToken, b.k.P != nil)
-}
-
 func (b TokenBucket) status(at int64) kernel.Status { return b.k.Status(at) }
 
 func (b TokenBucket) latest() int64 { return lastOf(b.k.P != nil, b.k.Last) }
@@ -122,10 +118,6 @@ func (b LeakyBucket) latest() int64 { return lastOf(b.k.P != nil, b.k.Last) }
 
 func (b LeakyBucket) advance(at int64) LeakyBucket { return LeakyBucket{b.k.Advance(at)} }
 
-func (b LeakyBucket) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
-	return leafAt(dst, off, kindLeaky, b.k.P != nil)
-}
-
 func (b LeakyBucket) spec() Spec {
 	if b.k.P == nil {
 		return Spec{Algo: AlgoLeaky}
@@ -176,8 +168,6 @@ func (f FiniteBucket) status(at int64) kernel.Status { return f.k.Status(at) }
 func (FiniteBucket) latest() int64 { return kernel.MinInstant } // it keeps no instant
 
 func (f FiniteBucket) advance(int64) FiniteBucket { return f }
-
-func (FiniteBucket) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
 
 func (f FiniteBucket) spec() Spec { return Spec{Algo: AlgoFinite, Count: f.k.Size} }
 

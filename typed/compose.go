@@ -2,7 +2,6 @@ package typed
 
 import (
 	"time"
-	"unsafe"
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/kernel"
@@ -22,14 +21,11 @@ import (
 type And[A Limiter[A], B Limiter[B]] struct {
 	a A
 	b B
-	p *plan // the flat debit of the tree, when it has one (see plan.go)
 }
 
 // NewAnd returns the And of a and b.
 func NewAnd[A Limiter[A], B Limiter[B]](a A, b B) And[A, B] {
-	l := And[A, B]{a: a, b: b}
-	l.p = planOf(l)
-	return l
+	return And[A, B]{a: a, b: b}
 }
 
 // Debit takes one token at at. It is DebitN(at, 1).
@@ -48,15 +44,8 @@ func (l And[A, B]) DebitN(at time.Time, cost int64) (And[A, B], numerus.NextDebi
 // inlined, so that the value is copied once into the call and once out of it, and an And of
 // several limiters is too large for registers.
 func (l *And[A, B]) take(at time.Time, cost int64) (numerus.NextDebitable, bool) {
-	if ns, ok := kernel.Instant(at); ok && l.p != nil {
-		var from int64
-		var v kernel.Verdict
-		if l.p.gcra != nil {
-			from, v = l.p.debitGCRA(unsafe.Pointer(l), ns, cost)
-		} else {
-			from, v = l.p.debit(unsafe.Pointer(l), ns, cost)
-		}
-		switch v {
+	if ns, ok := kernel.Instant(at); ok {
+		switch from, v := fastAnd(l, ns, cost); v {
 		case kernel.Admitted:
 			return numerus.DebitableFrom(at), true
 		case kernel.Refused:
@@ -78,15 +67,10 @@ func (l And[A, B]) debit(at, cost int64) (And[A, B], int64, bool) {
 		return l, fa, false
 	}
 	nb, fb, okb := l.b.debit(at, cost)
-	switch {
-	case oka && okb:
-		return And[A, B]{na, nb, l.p}, at, true
-	case oka:
-		return l, fb, false
-	case okb:
-		return l, fa, false
+	if from, ok := kernel.Fold(true, at, fa, oka, fb, okb); !ok {
+		return l, from, false
 	}
-	return l, max(fa, fb), false
+	return And[A, B]{na, nb}, at, true
 }
 
 // Status reports the least limit and remaining of the children and the latest instant at which
@@ -96,28 +80,20 @@ func (l And[A, B]) Status(at time.Time) numerus.Status {
 }
 
 func (l And[A, B]) status(at int64) kernel.Status {
-	sa, sb := l.a.status(at), l.b.status(at)
-	return kernel.Status{Limit: min(sa.Limit, sb.Limit), Remaining: min(sa.Remaining, sb.Remaining),
-		Full: max(at, sa.Full, sb.Full)}
+	s := kernel.Combine(true, l.a.status(at), l.b.status(at))
+	s.Full = max(s.Full, at)
+	return s
 }
 
 func (l And[A, B]) latest() int64 { return max(l.a.latest(), l.b.latest()) }
 
 func (l And[A, B]) advance(at int64) And[A, B] {
-	return And[A, B]{l.a.advance(at), l.b.advance(at), l.p}
+	return And[A, B]{l.a.advance(at), l.b.advance(at)}
 }
 
 // String names the policy in the notation, as in "gcra 10/s burst 5 & window 1000/h".
 func (l And[A, B]) String() string {
-	return join(" & ", l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
-}
-
-func (l And[A, B]) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
-	dst, ok := l.a.layout(off+unsafe.Offsetof(l.a), dst)
-	if !ok {
-		return dst, false
-	}
-	return l.b.layout(off+unsafe.Offsetof(l.b), dst)
+	return join(true, l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
 }
 
 func (l And[A, B]) spec() Spec {
@@ -202,7 +178,8 @@ func (l Or[A, B]) debit(at, cost int64) (Or[A, B], int64, bool) {
 	case okb:
 		return Or[A, B]{l.a.advance(at), nb}, at, true
 	}
-	return l, min(fa, fb), false
+	from, _ := kernel.Fold(false, at, fa, oka, fb, okb)
+	return l, from, false
 }
 
 // Status reports the most limit and remaining of the children and the latest instant at which
@@ -212,9 +189,9 @@ func (l Or[A, B]) Status(at time.Time) numerus.Status {
 }
 
 func (l Or[A, B]) status(at int64) kernel.Status {
-	sa, sb := l.a.status(at), l.b.status(at)
-	return kernel.Status{Limit: max(sa.Limit, sb.Limit), Remaining: max(sa.Remaining, sb.Remaining),
-		Full: max(at, sa.Full, sb.Full)}
+	s := kernel.Combine(false, l.a.status(at), l.b.status(at))
+	s.Full = max(s.Full, at)
+	return s
 }
 
 func (l Or[A, B]) latest() int64 { return max(l.a.latest(), l.b.latest()) }
@@ -223,10 +200,8 @@ func (l Or[A, B]) advance(at int64) Or[A, B] { return Or[A, B]{l.a.advance(at), 
 
 // String names the policy in the notation, as in "gcra 5/s burst 5 | gcra 100/m burst 100".
 func (l Or[A, B]) String() string {
-	return join(" | ", l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
+	return join(false, l.a.String(), l.a.spec().Algo, l.b.String(), l.b.spec().Algo)
 }
-
-func (Or[A, B]) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
 
 func (l Or[A, B]) spec() Spec { return Spec{Algo: AlgoOr, Of: []Spec{l.a.spec(), l.b.spec()}} }
 
@@ -252,15 +227,12 @@ func (l Or[A, B]) MarshalJSON() ([]byte, error) { return snapshotJSON(l) }
 // UnmarshalJSON sets *l to the Or a JSON snapshot saved, validated.
 func (l *Or[A, B]) UnmarshalJSON(data []byte) error { return readSnapshotJSON(l, data) }
 
-// join writes two children of an And (sep " & ") or an Or (" | "), in parentheses where the
-// notation needs them to read back the same tree.
-func join(sep, a string, ka Algo, b string, kb Algo) string {
-	return paren(sep, a, ka) + sep + paren(sep, b, kb)
+// join writes two children of an And (and) or an Or in the notation (see kernel.Join).
+func join(and bool, a string, ka Algo, b string, kb Algo) string {
+	return kernel.Join(and, operand(a, ka), operand(b, kb))
 }
 
-func paren(sep, s string, k Algo) string {
-	if k == AlgoOr || (k == AlgoAnd && sep == " & ") {
-		return "(" + s + ")"
-	}
-	return s
+// operand is a child written s, of algorithm k, as kernel.Join takes it.
+func operand(s string, k Algo) kernel.Operand {
+	return kernel.Operand{Text: s, And: k == AlgoAnd, Or: k == AlgoOr}
 }

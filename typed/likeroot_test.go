@@ -49,7 +49,7 @@ func TestLikeRoot(t *testing.T) {
 	t.Run("and", func(t *testing.T) {
 		checkLikeRoot[And[GCRA, FixedWindow]](t, pair(AlgoAnd, leafGen(AlgoGCRA), leafGen(AlgoWindow)))
 	})
-	t.Run("and-planned", func(t *testing.T) { // every leaf has a fast path: the flat debit of plan.go
+	t.Run("and-fast-leaves", func(t *testing.T) { // every leaf has a fast path, of several kinds: the general debit
 		inner := pair(AlgoAnd, leafGen(AlgoToken), leafGen(AlgoLeaky))
 		checkLikeRoot[And[GCRA, And[TokenBucket, LeakyBucket]]](t, pair(AlgoAnd, leafGen(AlgoGCRA), inner))
 		inner = pair(AlgoAnd, leafGen(AlgoGCRA), leafGen(AlgoGCRA))
@@ -57,34 +57,34 @@ func TestLikeRoot(t *testing.T) {
 		inner = pair(AlgoAnd, leafGen(AlgoWindow), leafGen(AlgoLeaky))
 		checkLikeRoot[And[FixedWindow, And[FixedWindow, LeakyBucket]]](t, pair(AlgoAnd, leafGen(AlgoWindow), inner))
 	})
-	t.Run("and-planned-gcra", func(t *testing.T) { // two or three GCRA leaves: plan.go's debitGCRA
+	t.Run("and-fast-gcra", func(t *testing.T) { // two or three GCRA leaves: plan.go's fastAnd
 		g := leafGen(AlgoGCRA)
 		two, err := FromSpec[And[GCRA, GCRA]](MustParse(t, "gcra 1/s & gcra 5/m"))
 		require.NoError(t, err)
-		require.NotNil(t, planOf(two).gcra)
+		requireFast(t, two, true)
+		requireFast(t, And[GCRA, GCRA]{}, false) // leaves with no policy: the general debit
 		checkLikeRoot[And[GCRA, GCRA]](t, pair(AlgoAnd, g, g))
 		checkLikeRoot[And[GCRA, And[GCRA, GCRA]]](t, pair(AlgoAnd, g, pair(AlgoAnd, g, g)))
 		checkLikeRoot[And[And[GCRA, GCRA], GCRA]](t, pair(AlgoAnd, pair(AlgoAnd, g, g), g))
 	})
-	t.Run("and-planned-eight", func(t *testing.T) { // maxPlan leaves of every kind: still planned
+	t.Run("and-eight", func(t *testing.T) { // eight leaves of every kind: the general debit
 		four := pair(AlgoAnd, pair(AlgoAnd, leafGen(AlgoGCRA), leafGen(AlgoToken)),
 			pair(AlgoAnd, leafGen(AlgoLeaky), leafGen(AlgoWindow)))
 		type four4 = And[And[GCRA, TokenBucket], And[LeakyBucket, FixedWindow]]
 		type eight = And[four4, four4]
 		l, err := FromSpec[eight](MustParse(t, "((gcra 1/s & token 1/s) & (leaky 1/s & window 1/s)) & ((gcra 1/s & token 1/s) & (leaky 1/s & window 1/s))"))
 		require.NoError(t, err)
-		require.NotNil(t, planOf(l), "a plan of maxPlan leaves")
-		require.Nil(t, planOf(eight{}), "no plan for leaves with no policy")
+		requireFast(t, l, false)
 		checkLikeRoot[eight](t, pair(AlgoAnd, four, four))
 	})
-	t.Run("and-too-large-to-plan", func(t *testing.T) { // nine leaves: more than maxPlan
+	t.Run("and-nine", func(t *testing.T) { // nine GCRA leaves: the general debit
 		g := leafGen(AlgoGCRA)
 		two := pair(AlgoAnd, g, g)
 		four, five := pair(AlgoAnd, two, two), pair(AlgoAnd, two, pair(AlgoAnd, g, two))
 		type nine = And[And[And[GCRA, GCRA], And[GCRA, GCRA]], And[And[GCRA, GCRA], And[GCRA, And[GCRA, GCRA]]]]
 		l, err := FromSpec[nine](MustParse(t, strings.NewReplacer("g", "gcra 1/s").Replace("((g & g) & (g & g)) & ((g & g) & (g & (g & g)))")))
 		require.NoError(t, err)
-		require.Nil(t, planOf(l), "a plan of nine leaves")
+		requireFast(t, l, false)
 		checkLikeRoot[nine](t, pair(AlgoAnd, four, five))
 	})
 	t.Run("or", func(t *testing.T) {

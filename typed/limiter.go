@@ -33,9 +33,6 @@ type Limiter[L any] interface {
 	spec() Spec
 	state(dst [][]int64) [][]int64
 	restore(sp Spec, st *states) (L, error)
-	// layout appends the leaves of the tree, for a value at off in its root And, and reports
-	// whether every node has a fast path (see plan).
-	layout(off uintptr, dst []planLeaf) ([]planLeaf, bool)
 }
 
 // states hands the leaves of a tree their saved words in pre-order; a nil *states means fresh.
@@ -67,28 +64,23 @@ func lastOf(policy bool, last int64) int64 {
 
 // refusal converts a kernel's answer from, for a refused debit at ns = kernel.FromTime(at).
 func refusal(from, ns int64, at time.Time) numerus.NextDebitable {
-	if d, ok := kernel.After(from, ns); ok {
+	switch d, after, t, finite := kernel.Answer(from, ns, at); {
+	case after:
 		return numerus.DebitableAfter(at, d)
+	case finite:
+		return numerus.DebitableFrom(t)
 	}
-	return answer(from, at)
+	return numerus.Never()
 }
 
-// answer converts a kernel's answer for a refused debit at at.
-func answer(ns int64, at time.Time) numerus.NextDebitable {
-	t, ok := kernel.ToTime(ns, at.Location())
-	if !ok {
-		return numerus.Never()
-	}
-	return numerus.DebitableFrom(t)
-}
-
-// toStatus converts a kernel's status at at, as numerus does (see kernel.FullTime).
+// toStatus converts a kernel's status at at, as numerus does (see kernel.Status.Report).
 func toStatus(s kernel.Status, at time.Time) numerus.Status {
+	limit, remaining, t, finite := s.Report(at)
 	full := numerus.Never()
-	if t, ok := kernel.FullTime(s.Full, at); ok {
+	if finite {
 		full = numerus.DebitableFrom(t)
 	}
-	return numerus.Status{Limit: s.Limit, Remaining: max(s.Remaining, 0), Full: full}
+	return numerus.Status{Limit: limit, Remaining: remaining, Full: full}
 }
 
 // Dynamic returns l as a numerus.Limiter, so that typed and dynamic limiters mix in numerus.And,

@@ -3,7 +3,6 @@ package typed
 import (
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/numerus-closus/numerus/internal/kernel"
@@ -16,10 +15,12 @@ import (
 // "finite 100". Children are joined with " & " or " | ", in parentheses where needed.
 func (sp Spec) String() string {
 	switch sp.Algo.kind() {
-	case kindAnd:
-		return sp.join(" & ")
-	case kindOr:
-		return sp.join(" | ")
+	case kindAnd, kindOr:
+		ops := make([]kernel.Operand, len(sp.Of))
+		for i, c := range sp.Of {
+			ops[i] = operand(c.String(), c.Algo)
+		}
+		return kernel.Join(sp.Algo.kind() == kindAnd, ops...)
 	}
 	s := string(sp.Algo) + " " + itoa(sp.Count)
 	if sp.Algo.kind() != kindFinite || sp.Period != 0 {
@@ -32,14 +33,6 @@ func (sp Spec) String() string {
 		s += " in " + itoa(sp.In)
 	}
 	return s
-}
-
-func (sp Spec) join(sep string) string {
-	parts := make([]string, len(sp.Of))
-	for i, c := range sp.Of {
-		parts[i] = paren(sep, c.String(), c.Algo)
-	}
-	return strings.Join(parts, sep)
 }
 
 // Parse reads a policy written in the notation (see the package doc for its grammar), as in

@@ -161,11 +161,10 @@ func (c *compiled) debit(i int, src, dst *State, at, cost int64) (int64, bool) {
 	case kindAnd:
 		return c.debitAnd(n, src, dst, at, cost)
 	case kindOr:
-		from, ok := kernel.Never, false
+		from, ok := kernel.Start(false, at)
 		for _, k := range n.kids {
 			f, admitted := c.debit(k, src, dst, at, cost)
-			ok = ok || admitted
-			from = min(from, f)
+			from, ok = kernel.Fold(false, at, from, ok, f, admitted)
 		}
 		if ok {
 			c.advance(n, dst, at)
@@ -178,14 +177,10 @@ func (c *compiled) debit(i int, src, dst *State, at, cost int64) (int64, bool) {
 // debitAnd charges every child or none. Refused, it answers the latest of the children's answers:
 // exact, and admitted by every child since none refuses later what it admits earlier (see And).
 func (c *compiled) debitAnd(n *node, src, dst *State, at, cost int64) (int64, bool) {
-	from, ok := at, true
+	from, ok := kernel.Start(true, at)
 	for _, k := range n.kids {
 		f, admitted := c.debit(k, src, dst, at, cost)
-		if admitted {
-			continue
-		}
-		from, ok = max(from, f), false
-		if from == kernel.Never {
+		if from, ok = kernel.Fold(true, at, from, ok, f, admitted); from == kernel.Never {
 			break
 		}
 	}
@@ -273,19 +268,10 @@ func (c *compiled) binding(i int, s *State, at int64) binding {
 
 // with combines b and o, children of an And (and) or an Or.
 func (b binding) with(o binding, and bool) binding {
-	st := kernel.Status{Full: max(b.st.Full, o.st.Full)}
-	var binds bool // whether o binds
-	if and {
-		st.Limit, st.Remaining = min(b.st.Limit, o.st.Limit), min(b.st.Remaining, o.st.Remaining)
-		binds = o.st.Remaining < b.st.Remaining || o.st.Remaining == b.st.Remaining && o.next > b.next
-	} else {
-		st.Limit, st.Remaining = max(b.st.Limit, o.st.Limit), max(b.st.Remaining, o.st.Remaining)
-		binds = o.st.Remaining > b.st.Remaining || o.st.Remaining == b.st.Remaining && o.next < b.next
-	}
-	if binds {
+	if kernel.Binds(and, o.st.Remaining, o.next, b.st.Remaining, b.next) {
 		b.leaf, b.next = o.leaf, o.next
 	}
-	b.st = st
+	b.st = kernel.Combine(and, b.st, o.st)
 	return b
 }
 

@@ -49,8 +49,6 @@ func (l SlidingWindow) latest() int64 { return lastOf(l.k.P != nil, l.k.Last) }
 
 func (l SlidingWindow) advance(at int64) SlidingWindow { return SlidingWindow{l.k.Advance(at)} }
 
-func (SlidingWindow) layout(_ uintptr, dst []planLeaf) ([]planLeaf, bool) { return dst, false }
-
 func (l SlidingWindow) spec() Spec {
 	if l.k.P == nil {
 		return Spec{Algo: AlgoSliding}

@@ -43,10 +43,6 @@ func (w FixedWindow) latest() int64 { return lastOf(w.k.P != nil, w.k.Last) }
 
 func (w FixedWindow) advance(at int64) FixedWindow { return FixedWindow{w.k.Advance(at)} }
 
-func (w FixedWindow) layout(off uintptr, dst []planLeaf) ([]planLeaf, bool) {
-	return leafAt(dst, off, kindWindow, w.k.P != nil)
-}
-
 func (w FixedWindow) spec() Spec {
 	if w.k.P == nil {
 		return Spec{Algo: AlgoWindow}
