@@ -22,8 +22,8 @@
 // # Middleware
 //
 // [New] wraps a keyed.Limiter[string]. Each request costs one token, or what [WithCost] says,
-// and is keyed by its client's address ([WithKey] says otherwise): the IPv4 address, or the /64 of an IPv6 one
-// ([WithIPv6Prefix]). X-Forwarded-For is trusted only from the proxies [WithTrustedProxies]
+// and is keyed by its client's address unless [WithKey] says otherwise: the IPv4 address, or
+// the /64 of an IPv6 one ([WithIPv6Prefix]). X-Forwarded-For is trusted only from the proxies [WithTrustedProxies]
 // names ([ClientIP]). No request is free unless [WithFreeRequests] says so. The caller chooses
 // what a failure of the store means: [FailOpen] serves the request, [FailClosed] answers 503.
 package httplimit
