@@ -6,18 +6,9 @@ import (
 	"github.com/numerus-closus/numerus/keyed"
 )
 
-// FailOpen returns d when err is nil, and otherwise an admission: when the store cannot be
-// reached, the caller chose to let traffic through. It hides err, so log it first:
-//
-//	d, err := limiter.TryAcquire(ctx, subject, 1)
-//	if err != nil {
-//		log.Print(err)
-//	}
-//	d = redisstore.FailOpen(d, err)
-//
-// The admission reports a zero Limit and Remaining, and zero waits (RefillAfter too). An error for an invalid
-// argument (numerus.ErrInvalidArgument) is a bug of the caller, not an outage: check for it
-// before, if it can happen.
+// FailOpen returns d when err is nil, and otherwise an admission with zero counts and waits:
+// the caller chose to let traffic through when the store cannot be reached. It hides err, so
+// log err first. An invalid argument is a bug, not an outage: don't let it reach FailOpen.
 func FailOpen(d keyed.Decision, err error) keyed.Decision {
 	if err == nil {
 		return d

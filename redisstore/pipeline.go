@@ -17,10 +17,9 @@ type Pending struct {
 	err error
 }
 
-// QueueAcquire queues Acquire(ctx, r) on pipe as one EVALSHA, so that many checks share one
-// round trip with each other and with the caller's own commands. Run the pipeline (pipe.Exec),
-// then read the Pending's Decision. An invalid request queues nothing: its Decision returns the
-// error. r.Key is copied: its buffer may be reused at once.
+// QueueAcquire queues Acquire(ctx, r) on pipe, to share one round trip with other checks and
+// commands. Run the pipeline, then read the Pending's Decision. An invalid request queues
+// nothing. r.Key is copied.
 func (s *Store) QueueAcquire(ctx context.Context, pipe redis.Pipeliner, r keyed.Request) *Pending {
 	pd := s.queue(ctx, pipe, opAcquire, r)
 	return &pd
@@ -53,10 +52,8 @@ func (p *Pending) Decision(ctx context.Context) (keyed.Decision, error) {
 	return p.c.decision(p.cmd)
 }
 
-// Requests returns the requests that take cost tokens for each subject under l's policy, at the
-// keys l frames (its namespace and codec), for AcquireBatch or the Queue methods. Each is
-// l.Request(subject, cost): a Limiter with a clock (keyed.WithClock) sends its clock's instants,
-// and one without lets the server's clock decide, as the Limiter's own checks do.
+// Requests returns the requests l.Request(subject, cost) for each subject, for AcquireBatch or
+// the Queue methods.
 func Requests[S any](l keyed.Limiter[S], cost int64, subjects ...S) []keyed.Request {
 	reqs := make([]keyed.Request, len(subjects))
 	for i, subject := range subjects {
