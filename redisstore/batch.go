@@ -14,7 +14,8 @@ import (
 const maxBatch = 500
 
 // AcquireBatch runs Acquire for every request in one round trip and returns the decisions in
-// order. Each check is atomic, and the checks of one key run in the order of reqs. If any check
+// order. Each check is atomic, and the checks of one key run in the order of reqs (but after
+// the server lost the script, when another client loads it again meanwhile). If any check
 // fails, the error says how many did and wraps the first failure; a failed check's decision is
 // the zero Decision, a refusal. [Requests] builds the requests of a keyed.Limiter's subjects.
 func (s *Store) AcquireBatch(ctx context.Context, reqs []keyed.Request) ([]keyed.Decision, error) {
