@@ -7,16 +7,12 @@ import (
 	"github.com/numerus-closus/numerus"
 )
 
-// WithMargin returns the policy that keeps sp's limits at an upstream that counts the admissions
-// when they arrive, if their delays on the way differ by at most m: admissions charged at c₁,
-// c₂, … under the returned policy, arriving at cᵢ + dᵢ with every dᵢ in some [d, d+m], are
-// admitted by sp decided on the arrivals, in the order they arrive. See the package doc,
-// "Margins", for the rule of each algorithm and its proof. An And keeps the margins of its
-// children; a finite bucket has no time to keep.
+// WithMargin returns a policy that keeps sp's limits at an upstream that counts admissions when
+// they arrive, if their delays on the way differ by at most m: whatever is charged under the
+// result arrives in an order and at instants that sp, decided on the arrivals, admits.
 //
-// It returns an error matching numerus.ErrInvalidArgument when sp is invalid, when m is negative,
-// when sp holds an Or (its children share its admissions, so no margin of theirs bounds what
-// arrives), or when the numbers of a margined leaf do not fit.
+// It returns an error matching numerus.ErrInvalidArgument when sp is invalid, m is negative, sp
+// holds an Or (no margin of its children bounds what arrives), or a margined leaf does not fit.
 func (sp Spec) WithMargin(m time.Duration) (Spec, error) {
 	if err := sp.Validate(); err != nil {
 		return Spec{}, err
