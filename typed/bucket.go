@@ -14,11 +14,9 @@ import (
 // is never full, names itself "token (zero)" and cannot be saved.
 type TokenBucket struct{ k kernel.TokenBucket }
 
-// NewTokenBucket returns a full token bucket: it admits capacity tokens at its first instant, and
-// at most capacity + N - 1 in any span of the refill's period, for a refill of N per period. It
-// returns an error matching
-// numerus.ErrInvalidArgument, naming the parameter, when capacity or refill is not positive or when
-// refilling capacity tokens would take longer than the exact range (see numerus.TokenBucket).
+// NewTokenBucket returns a full token bucket: capacity tokens at its first instant, and at most
+// capacity + N - 1 in any span of the refill's period, for a refill of N per period. It returns
+// an error matching numerus.ErrInvalidArgument as numerus.TokenBucket does.
 func NewTokenBucket(capacity int64, refill numerus.Rate) (TokenBucket, error) {
 	p, inv := bucketPolicy(refill, capacity)
 	if inv != nil {
@@ -91,11 +89,9 @@ func (TokenBucket) restore(sp Spec, st *states) (TokenBucket, error) {
 // is never full, names itself "leaky (zero)" and cannot be saved.
 type LeakyBucket struct{ k kernel.LeakyBucket }
 
-// NewLeakyBucket returns an empty leaky bucket: it admits capacity tokens at its first instant,
-// and at most capacity + N - 1 in any span of the leak's period, for a leak of N per period. It
-// returns an error matching
-// numerus.ErrInvalidArgument, naming the parameter, when capacity or leak is not positive or when
-// draining capacity tokens would take longer than the exact range (see numerus.LeakyBucket).
+// NewLeakyBucket returns an empty leaky bucket: capacity tokens at its first instant, and at
+// most capacity + N - 1 in any span of the leak's period, for a leak of N per period. It returns
+// an error matching numerus.ErrInvalidArgument as numerus.LeakyBucket does.
 func NewLeakyBucket(capacity int64, leak numerus.Rate) (LeakyBucket, error) {
 	p, inv := bucketPolicy(leak, capacity)
 	if inv != nil {
@@ -232,8 +228,8 @@ func (b TokenBucket) Status(at time.Time) numerus.Status {
 // String names the policy in the notation, as in "token 10/s burst 20".
 func (b TokenBucket) String() string { return b.k.String() }
 
-// AppendBinary appends the snapshot of b (policy and state) to dst; see the package doc for the
-// format. The zero TokenBucket has no policy and cannot be saved.
+// AppendBinary appends the snapshot of b (policy and state) to dst, which UnmarshalBinary and
+// ReadSnapshot read. The zero TokenBucket has no policy and cannot be saved.
 func (b TokenBucket) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, b) }
 
 // MarshalBinary returns the snapshot of b.
@@ -285,8 +281,8 @@ func (b LeakyBucket) Status(at time.Time) numerus.Status {
 // String names the policy in the notation, as in "leaky 10/s burst 20".
 func (b LeakyBucket) String() string { return b.k.String() }
 
-// AppendBinary appends the snapshot of b (policy and state) to dst; see the package doc for the
-// format. The zero LeakyBucket has no policy and cannot be saved.
+// AppendBinary appends the snapshot of b (policy and state) to dst, which UnmarshalBinary and
+// ReadSnapshot read. The zero LeakyBucket has no policy and cannot be saved.
 func (b LeakyBucket) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, b) }
 
 // MarshalBinary returns the snapshot of b.
@@ -327,8 +323,8 @@ func (f FiniteBucket) Status(at time.Time) numerus.Status {
 // String names the policy in the notation, as in "finite 100".
 func (f FiniteBucket) String() string { return f.k.String() }
 
-// AppendBinary appends the snapshot of f (policy and state) to dst; see the package doc for the
-// format. The zero FiniteBucket has no policy and cannot be saved.
+// AppendBinary appends the snapshot of f (policy and state) to dst, which UnmarshalBinary and
+// ReadSnapshot read. The zero FiniteBucket has no policy and cannot be saved.
 func (f FiniteBucket) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, f) }
 
 // MarshalBinary returns the snapshot of f.

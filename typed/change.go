@@ -67,11 +67,9 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	return next
 }
 
-// DecidesLike reports whether p and q are the same policy, however written and compiled: the
-// same tree of the same algorithms with the same parameters in lowest terms, as
-// "gcra 10/s burst 10" and "gcra 20/2s burst 10", or "100/min" and "sliding 100/60s". Continue
-// between them returns the state unchanged, and a store may treat a State kept under one as kept
-// under the other (not its encoding: see DecodeState).
+// DecidesLike reports whether p and q are the same policy, however written: the same tree of
+// the same algorithms with the same parameters in lowest terms, as "100/min" and
+// "sliding 100/60s". A store may treat a State kept under one as kept under the other.
 func (p Policy) DecidesLike(q Policy) bool {
 	switch {
 	case p.c == q.c:

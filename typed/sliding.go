@@ -102,8 +102,8 @@ func (l SlidingWindow) Status(at time.Time) numerus.Status {
 // String names the policy in the notation, as in "sliding 100/m".
 func (l SlidingWindow) String() string { return l.k.String() }
 
-// AppendBinary appends the snapshot of l (policy and state) to dst; see the package doc for the
-// format. The zero SlidingWindow has no policy and cannot be saved.
+// AppendBinary appends the snapshot of l (policy and state) to dst, which UnmarshalBinary and
+// ReadSnapshot read. The zero SlidingWindow has no policy and cannot be saved.
 func (l SlidingWindow) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, l) }
 
 // MarshalBinary returns the snapshot of l.

@@ -109,8 +109,8 @@ func (w FixedWindow) Status(at time.Time) numerus.Status {
 // String names the policy in the notation, as in "window 1000/h".
 func (w FixedWindow) String() string { return w.k.String() }
 
-// AppendBinary appends the snapshot of w (policy and state) to dst; see the package doc for the
-// format. The zero FixedWindow has no policy and cannot be saved.
+// AppendBinary appends the snapshot of w (policy and state) to dst, which UnmarshalBinary and
+// ReadSnapshot read. The zero FixedWindow has no policy and cannot be saved.
 func (w FixedWindow) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, w) }
 
 // MarshalBinary returns the snapshot of w.
