@@ -8,14 +8,11 @@ import (
 )
 
 // Store keeps the state of every subject and runs the policy on it: the keyed [Limiter] frames
-// the key, checks the arguments and reads the clock (if told to); the store decides. A store may
-// decide in process ([memory.Store] runs a typed.Policy on a typed.State) or on a server, in one
-// atomic round trip, with the server's clock.
+// the key, checks the arguments and reads the clock if told to; the store decides, atomically,
+// in process or on a server.
 //
-// Every method takes ctx first and returns an error only for a failure of the store itself (a
-// backend unreachable, a timeout, corrupt state): a refusal is a Decision, never an error. A
-// store must be safe for concurrent use, and must pass the conformance suite of package
-// [storetest].
+// Every method takes ctx first and returns an error only for a failure of the store itself: a
+// refusal is a Decision. A store must be safe for concurrent use and pass [storetest].
 //
 // [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
 // [storetest]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/storetest
@@ -31,14 +28,10 @@ type Store interface {
 	Reset(ctx context.Context, r Request) error
 }
 
-// Request is one check that a [Limiter] asks of its [Store].
-//
-// The keyed Limiter only sends requests that are valid: a Key framed from the namespace and the
-// subject, a Policy that compiled and that the store accepted (see [PolicyChecker]), and a Cost
-// from 1 to the policy's capacity. A store given another cost or policy by another caller
-// returns an error matching numerus.ErrInvalidArgument, taking nothing (package storetest checks
-// it), and never panics. It may take a key that is not framed so as a subject of its own, apart
-// from every framed one.
+// Request is one check that a [Limiter] asks of its [Store]. A Limiter only sends valid ones: a
+// framed Key, a Policy the store accepted ([PolicyChecker]), and a Cost from 1 to the policy's
+// capacity. A store given anything else returns an error matching numerus.ErrInvalidArgument,
+// taking nothing, and never panics.
 type Request struct {
 	// Key identifies the subject: the namespace's length in decimal, ':', the namespace, ':',
 	// then the subject as its codec encodes it (see [Codec]). No two (namespace, subject) pairs
@@ -65,15 +58,11 @@ type PolicyChecker interface {
 	CheckPolicy(p typed.Policy) error
 }
 
-// Binder is implemented by a [Store] that decides in process ([memory.Store]), to spare the checks
-// of string subjects ([StringKey]) the framing of their key, its buffer and the copies of a
-// Request: [New] binds the limiter's namespace and policy once, and TryAcquire and Peek then ask
-// the [Bound] directly, with the subject as it is. A Store need not implement it.
-//
-// A store that wraps another by embedding it (struct{ *memory.Store } with an Acquire of its
-// own, to count or log checks) gets its Bind too, and its TryAcquire and Peek of string subjects
-// then go to the Bound, past the wrapper's methods. Such a wrapper should hold the store in a
-// named field instead, or define a Bind of its own.
+// Binder is implemented by a [Store] that decides in process ([memory.Store]): [New] binds the
+// limiter's namespace and policy once, and checks of string subjects ([StringKey]) then go to
+// the [Bound] directly, with no key framed. A Store need not implement it. A wrapper that embeds
+// such a store inherits its Bind, and its checks of string subjects then bypass the wrapper's
+// Acquire: hold the store in a named field instead.
 type Binder interface {
 	// Bind returns the Bound of the keys prefix+subject under p, or nil to be sent Requests.
 	// prefix is a namespace framed as [Request.Key] frames it ("9:ratelimit:"); p is a policy
@@ -82,12 +71,9 @@ type Binder interface {
 }
 
 // Bound decides for the subjects of one namespace under one policy, on the state of the [Store]
-// that bound it: its Acquire and Peek of subject are the Store's of the Request with Key
-// prefix+subject, the bound policy, cost and at. Instead of a Decision, they return what
-// [Decision.SetOutcome] takes: the typed.Outcome, whether admitted, and the instant decided at in
-// nanoseconds since the Unix epoch (at, or the store's clock for the zero at). The [Limiter] only
-// asks with costs from 1 to the policy's capacity; a Bound never fails, and is safe for
-// concurrent use.
+// that bound it: its Acquire and Peek are the Store's for the key prefix+subject, returning what
+// [Decision.SetOutcome] takes. The [Limiter] only asks with costs from 1 to the policy's
+// capacity. A Bound never fails, and is safe for concurrent use.
 type Bound interface {
 	Acquire(subject string, cost int64, at time.Time) (o typed.Outcome, ok bool, ns int64)
 	Peek(subject string, at time.Time) (o typed.Outcome, ok bool, ns int64)
