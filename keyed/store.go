@@ -14,7 +14,6 @@ import (
 // Every method takes ctx first and returns an error only for a failure of the store itself: a
 // refusal is a Decision. A store must be safe for concurrent use and pass [storetest].
 //
-// [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
 // [storetest]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/storetest
 type Store interface {
 	// Acquire takes r.Cost tokens for the subject of r.Key under r.Policy at r.At, all or
