@@ -40,9 +40,8 @@
 // The zero [NextDebitable] is Never too, so a forgotten answer cannot become a retry loop.
 // Compare answers with Equal or Compare, not ==.
 //
-// An old value stays valid: peek by debiting and discarding the result, try several branches,
-// or retry from a value kept aside. [Schedule] lists the instants at which back-to-back debits
-// would be admitted, and [Delay] says how long one must wait; neither sleeps.
+// An old value stays valid: peek by debiting and discarding the result, or retry from a value
+// kept aside. [Schedule] and [Delay] plan debits without sleeping.
 //
 // # Choosing an algorithm
 //
@@ -60,8 +59,8 @@
 //
 // [GCRA] is the default. A rate of N per period with a burst b admits up to b + N − 1 in some
 // period; for "at most N per period" use a burst of 1 or [SlidingWindow]. [FixedWindow] matches
-// quotas that reset on the clock. [SlidingWindowCount] bounds the memory of a large window.
-// [AlwaysAllow] and [AlwaysDeny] are the neutral elements of composition.
+// quotas that reset on the clock. [AlwaysAllow] and [AlwaysDeny] are the neutral elements of
+// composition.
 //
 // # Composition
 //
@@ -104,10 +103,9 @@
 //
 // # Performance
 //
-// Through the Limiter interface an admitted debit allocates once, its next value; a refusal
-// and [Limiter.Status] allocate nothing. A combinator adds two allocations when it admits. The
-// values of package typed allocate nothing (but a sliding log, as its storage grows). The bench
-// module compares both with other libraries.
+// Through the Limiter interface an admitted debit allocates its next value; a refusal and
+// [Limiter.Status] allocate nothing. The values of package typed allocate nothing but a sliding
+// log's storage.
 //
 // # Testing your own limiter
 //
