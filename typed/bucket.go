@@ -10,8 +10,7 @@ import (
 // TokenBucket is a bucket of capacity tokens that starts full and refills smoothly (never beyond
 // capacity), as a typed value. It decides exactly like numerus.TokenBucket.
 //
-// The zero TokenBucket has no policy: it denies every debit with Never, reports a zero Status that
-// is never full, names itself "token (zero)" and cannot be saved.
+// The zero TokenBucket has no policy: it refuses every debit with Never and cannot be saved.
 type TokenBucket struct{ k kernel.TokenBucket }
 
 // NewTokenBucket returns a full token bucket: capacity tokens at its first instant, and at most
@@ -85,8 +84,7 @@ func (TokenBucket) restore(sp Spec, st *states) (TokenBucket, error) {
 // starts empty and drains at the leak rate; a debit pours tokens in and is refused if the bucket
 // would overflow. It decides exactly like numerus.LeakyBucket and TokenBucket.
 //
-// The zero LeakyBucket has no policy: it denies every debit with Never, reports a zero Status that
-// is never full, names itself "leaky (zero)" and cannot be saved.
+// The zero LeakyBucket has no policy: it refuses every debit with Never and cannot be saved.
 type LeakyBucket struct{ k kernel.LeakyBucket }
 
 // NewLeakyBucket returns an empty leaky bucket: capacity tokens at its first instant, and at

@@ -11,8 +11,7 @@ import (
 // the Unix epoch, as a typed value. It decides exactly like numerus.FixedWindow started at the
 // epoch; like it, it admits up to 2n across a boundary.
 //
-// The zero FixedWindow has no policy: it denies every debit with Never, reports a zero Status that
-// is never full, names itself "window (zero)" and cannot be saved.
+// The zero FixedWindow has no policy: it refuses every debit with Never and cannot be saved.
 type FixedWindow struct{ k kernel.FixedWindow }
 
 // NewFixedWindow returns an empty fixed window. It returns an error matching
