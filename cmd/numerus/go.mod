@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/numerus-closus/numerus v0.0.0
 	github.com/stretchr/testify v1.11.1
+	golang.org/x/mod v0.27.0
 	gonum.org/v1/plot v0.17.0
 	pgregory.net/rapid v1.2.0
 )

@@ -4,7 +4,9 @@
 //	numerus explain POLICY
 //	numerus sim POLICY --traffic SPEC --for DURATION [--svg FILE] [--png FILE] [--compare POLICY2]
 //
-// Install it with go install github.com/numerus-closus/numerus/cmd/numerus@latest. POLICY is in
+// Install it with go install github.com/numerus-closus/numerus/cmd/numerus@latest; a release
+// tags the core, then this module with its replace directive dropped (.ci/install shows the
+// steps). POLICY is in
 // the notation of package typed, as in "gcra 5/s burst 1 & sliding 100/m & sliding 1000/d".
 package main
 
