@@ -62,6 +62,8 @@ type PolicyChecker interface {
 // the [Bound] directly, with no key framed. A Store need not implement it. A wrapper that embeds
 // such a store inherits its Bind, and its checks of string subjects then bypass the wrapper's
 // Acquire: hold the store in a named field instead.
+//
+// [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
 type Binder interface {
 	// Bind returns the Bound of the keys prefix+subject under p, or nil to be sent Requests.
 	// prefix is a namespace framed as [Request.Key] frames it ("9:ratelimit:"); p is a policy

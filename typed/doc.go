@@ -58,8 +58,8 @@
 //
 // A bare rate is the sliding log, which keeps an entry per admitted instant up to the count;
 // for a large count, "gcra 100000/h" keeps three words. The burst of gcra, token and leaky
-// defaults to 1. "in" is required for buckets. Windows align on the Unix epoch. Errors of Parse
-// are [*SyntaxError]s that name the column at fault.
+// defaults to 1. "in" is required for buckets. Windows align on the Unix epoch. An error of
+// Parse is a [*SyntaxError] that names the column at fault.
 //
 // A [Spec] is also JSON: {"algo":"gcra","limit":"10/s","burst":5}, {"limit":"100/min"},
 // {"and":[...]}, {"or":[...]}, or a string in the notation.
