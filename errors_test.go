@@ -11,8 +11,6 @@ import (
 	"github.com/numerus-closus/numerus"
 )
 
-const year = 365 * 24 * time.Hour
-
 // TestInvalidParameters checks every invalid parameter of every constructor: the error matches
 // ErrInvalidArgument, is a *ParamError naming the parameter, and no limiter comes with it.
 func TestInvalidParameters(t *testing.T) {

@@ -1,6 +1,14 @@
 package numerus_test
 
-import "math/big"
+import (
+	"math/big"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/numerus-closus/numerus"
+)
 
 // A model is a naive reference for one algorithm: plain data and exact arithmetic, slow and
 // obviously right. Instants are nanoseconds since the Unix epoch, already moved to the latest
@@ -245,3 +253,79 @@ func (m *finiteModel) full(t int64) (int64, bool) {
 	return t, m.left == m.size
 }
 func (m *finiteModel) horizon(int64, int64) (int64, bool) { return 0, false }
+
+// TestAgainstModel is the model-based property of every algorithm: over a random policy and a
+// random timeline (steps of zero, back and forth, costs above the capacity, in several eras), the
+// limiter admits
+// exactly what its naive model admits, answers each refusal with the model's first admitting
+// instant (found by bisection, not by formula), and reports the model's remaining and full.
+func TestAgainstModel(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, rapid.MakeCheck(func(t *rapid.T) {
+			p := drawPolicy(t, kind)
+			d := &driver{m: p.m}
+			at := drawEra(t).UnixNano() + rapid.Int64Range(0, p.span).Draw(t, "start")
+			l := p.l
+			for i, e := range drawTimeline(t, p.span, p.capacity+1, 40) {
+				at += e.step
+				l = checkStep(t, i, l, d, at, e.cost)
+			}
+		}))
+	}
+}
+
+// checkStep debits l and the model alike at at and fails t where they differ.
+func checkStep(t *rapid.T, i int, l numerus.Limiter, d *driver, at, cost int64) numerus.Limiter {
+	t.Helper()
+	when := time.Unix(0, at)
+	next, from, ok := l.DebitN(when, cost)
+	wantOK, wantFrom, finite := d.debit(at, cost)
+	if ok != wantOK {
+		t.Fatalf("debit %d: %s: DebitN(%v, %d) admitted %v, model %v", i, l, when, cost, ok, wantOK)
+	}
+	if !ok {
+		if got, gotFinite := from.Time(); gotFinite != finite || (finite && got.UnixNano() != wantFrom) {
+			t.Fatalf("debit %d: %s: DebitN(%v, %d) answered %v, model %v (finite %v)", i, l, when, cost,
+				from, time.Unix(0, wantFrom), finite)
+		}
+		return l
+	}
+	s := next.Status(when)
+	left, full, fullFinite := d.status(at)
+	if s.Remaining != left {
+		t.Fatalf("debit %d: %s: remaining %d, model %d", i, next, s.Remaining, left)
+	}
+	if got, gotFinite := s.Full.Time(); gotFinite != fullFinite || (fullFinite && got.UnixNano() != full) {
+		t.Fatalf("debit %d: %s: full %v, model %v (finite %v)", i, next, s.Full, time.Unix(0, full), fullFinite)
+	}
+	return next
+}
+
+// TestBucketsEquivalent is the property that GCRA(rate, b), TokenBucket(b, rate) and
+// LeakyBucket(b, rate) decide identically, answers and status included, on every timeline.
+func TestBucketsEquivalent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.Int64Range(1, 8).Draw(t, "burst")
+		tokens, per := rapid.Int64Range(1, 9).Draw(t, "rate tokens"), periods().Draw(t, "rate period")
+		ls := []numerus.Limiter{bucket("gcra", n, tokens, per).l, bucket("token", n, tokens, per).l,
+			bucket("leaky", n, tokens, per).l}
+		at := drawEra(t)
+		for i, e := range drawTimeline(t, max(n*per/tokens, 1), n+1, 60) {
+			at = at.Add(time.Duration(e.step))
+			n0, f0, ok0 := ls[0].DebitN(at, e.cost)
+			s0 := ls[0].Status(at)
+			for j, l := range ls[1:] {
+				next, f, ok := l.DebitN(at, e.cost)
+				if s := l.Status(at); ok != ok0 || !f.Equal(f0) || !sameStatus(s, s0) {
+					t.Fatalf("debit %d: %s: %v %v %+v; %s: %v %v %+v", i, ls[0], ok0, f0, s0, l, ok, f, s)
+				}
+				if ok {
+					ls[j+1] = next
+				}
+			}
+			if ok0 {
+				ls[0] = n0
+			}
+		}
+	})
+}

@@ -95,39 +95,6 @@ func TestBackAndForth(t *testing.T) {
 	}
 }
 
-// TestBucketsEquivalent is the property that GCRA(rate, b), TokenBucket(b, rate) and
-// LeakyBucket(b, rate) decide identically, answers and status included, on every timeline.
-func TestBucketsEquivalent(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.Int64Range(1, 8).Draw(t, "burst")
-		tokens, per := rapid.Int64Range(1, 9).Draw(t, "rate tokens"), periods().Draw(t, "rate period")
-		ls := []numerus.Limiter{bucket("gcra", n, tokens, per).l, bucket("token", n, tokens, per).l,
-			bucket("leaky", n, tokens, per).l}
-		at := drawEra(t)
-		for i, e := range drawTimeline(t, max(n*per/tokens, 1), n+1, 60) {
-			at = at.Add(time.Duration(e.step))
-			n0, f0, ok0 := ls[0].DebitN(at, e.cost)
-			s0 := ls[0].Status(at)
-			for j, l := range ls[1:] {
-				next, f, ok := l.DebitN(at, e.cost)
-				if s := l.Status(at); ok != ok0 || !f.Equal(f0) || !sameStatus(s, s0) {
-					t.Fatalf("debit %d: %s: %v %v %+v; %s: %v %v %+v", i, ls[0], ok0, f0, s0, l, ok, f, s)
-				}
-				if ok {
-					ls[j+1] = next
-				}
-			}
-			if ok0 {
-				ls[0] = n0
-			}
-		}
-	})
-}
-
-func sameStatus(a, b numerus.Status) bool {
-	return a.Limit == b.Limit && a.Remaining == b.Remaining && a.Full.Equal(b.Full)
-}
-
 // node is a random composite of built-in limiters, with a model of each leaf and the admissions
 // the composite charged it with.
 type node struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
 	"github.com/numerus-closus/numerus/typed"
-	"github.com/redis/go-redis/v9"
 )
 
 // step is one check in a policy-change table: at t0+at, under policy, cost tokens (0 = Peek).
@@ -233,4 +233,24 @@ func TestPolicyChangeMintsNothing(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestChangeOfTwoGCRAsToOne: of two changed leaves that were GCRAs, only one still is: it
+// continues from the most used old leaf, not from the GCRA at its place (typed.Policy.Continue:
+// "both are the only changed leaves of their algorithm in their trees"), as in process.
+func TestChangeOfTwoGCRAsToOne(t *testing.T) {
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	old := typed.MustCompile("gcra 10/h burst 10 | gcra 1/h burst 2")
+	next := typed.MustCompile("gcra 10/h burst 9 | token 1/h burst 2")
+	requireLikeMemory(t, s, "kinds", []check{{old, 0, 2}, {next, 0, 0}, {next, 0, 1}})
+}
+
+// TestChangeOfOneGCRAToTwo, the converse: of two changed leaves, one was a GCRA and both now
+// are. The GCRA at its place is not the only changed GCRA of the new tree, so it continues from
+// the most used old leaf too, as in process.
+func TestChangeOfOneGCRAToTwo(t *testing.T) {
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	old := typed.MustCompile("gcra 10/h burst 10 | token 1/h burst 2")
+	next := typed.MustCompile("gcra 10/h burst 9 | gcra 1/h burst 2")
+	requireLikeMemory(t, s, "kinds", []check{{old, 0, 2}, {next, 0, 0}, {next, 0, 1}})
 }

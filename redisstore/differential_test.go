@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/numerus-closus/numerus/keyed"
@@ -16,7 +18,6 @@ import (
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/redisstore/internal/redistest"
 	"github.com/numerus-closus/numerus/typed"
-	"github.com/redis/go-redis/v9"
 )
 
 // units are the scales of generated windows and steps: whole microseconds, as the script needs.
@@ -224,4 +225,51 @@ func gcd(a, b int64) int64 {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// check is one step of a timeline: a check of key under p at dt after t0, of cost tokens, or a
+// Peek for cost 0.
+type check struct {
+	p    typed.Policy
+	dt   time.Duration
+	cost int64
+}
+
+// requireLikeMemory runs the checks on s and on a memory store and requires the same Decisions,
+// the memory store's waits rounded up to the microsecond.
+func requireLikeMemory(t *testing.T, s *redisstore.Store, key string, checks []check) {
+	t.Helper()
+	ctx, ref := context.Background(), memory.New()
+	for i, c := range checks {
+		r := keyed.Request{Key: []byte(key), Policy: c.p, Cost: max(c.cost, 1), At: t0.Add(c.dt)}
+		var d, want keyed.Decision
+		var err error
+		if c.cost == 0 {
+			d, err = s.Peek(ctx, r)
+			want, _ = ref.Peek(ctx, r)
+		} else {
+			d, err = s.Acquire(ctx, r)
+			want, _ = ref.Acquire(ctx, r)
+		}
+		require.NoError(t, err)
+		want.RetryAfter, want.ResetAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter), ceilMicro(want.RefillAfter)
+		require.Equal(t, want, d, "%s: step %d, %s", key, i, c.p)
+	}
+}
+
+// TestBucketDrainsAtItsMicrosecond: buckets of several tokens a microsecond (N > 1 in the
+// script's terms), alone and in an And, checked at the very microsecond they drain (leaky) or
+// refill (token) whole, and on either side of it, decide as in process.
+func TestBucketDrainsAtItsMicrosecond(t *testing.T) {
+	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
+	leaky := typed.Spec{Algo: typed.AlgoLeaky, Count: 2, Period: 3 * time.Microsecond, Burst: 1}
+	token := typed.Spec{Algo: typed.AlgoToken, Count: 3, Period: time.Microsecond, Burst: 2}
+	leaky3 := typed.Spec{Algo: typed.AlgoLeaky, Count: 3, Period: time.Microsecond, Burst: 2}
+	for _, sp := range []typed.Spec{leaky, token, leaky3, {Algo: typed.AlgoAnd, Of: []typed.Spec{leaky3, leaky3}},
+		{Algo: typed.AlgoAnd, Of: []typed.Spec{leaky, leaky}}, {Algo: typed.AlgoAnd, Of: []typed.Spec{token, token}}} {
+		p := typed.MustCompile(sp.String())
+		capacity := p.Status(p.Fresh(), t0).Limit
+		requireLikeMemory(t, s, "drain:"+p.String(), []check{{p, 0, capacity}, {p, 2 * time.Microsecond, 0},
+			{p, 2 * time.Microsecond, 1}, {p, 2 * time.Microsecond, 0}, {p, 3 * time.Microsecond, 0}})
+	}
 }

@@ -11,10 +11,11 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/numerus-closus/numerus"
-	"github.com/numerus-closus/numerus/internal/clock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/clock"
 )
 
 // admission is one take that went through: who, and the instant it was charged at.
@@ -309,35 +310,6 @@ func TestGatePauseFailsLateWaitersAtOnce(t *testing.T) {
 		require.NoError(t, <-dones[3])
 		require.Equal(t, 11*time.Second, elapsed(), "D a second later")
 	})
-}
-
-func TestGateScheduleIsThePlannerOnTheGateState(t *testing.T) {
-	f := clock.NewFake(t0)
-	l := gcra(t, numerus.PerSecond(2), 2)
-	g := newGate(l, f)
-	var want []time.Time
-	for at := range numerus.Schedule(l, t0, 1) {
-		if want = append(want, at); len(want) == 6 {
-			break
-		}
-	}
-	assert.Equal(t, want, firstN(g.Schedule(1), 6))
-
-	g.Pause(t0.Add(time.Minute))
-	got := firstN(g.Schedule(1), 3)
-	p := t0.Add(time.Minute)
-	assert.Equal(t, []time.Time{p, p, p.Add(500 * time.Millisecond)}, got, "after the pause, full again")
-	assert.Empty(t, firstN(g.Schedule(3), 1), "never: nothing")
-}
-
-func firstN(seq func(func(time.Time, numerus.Limiter) bool), n int) []time.Time {
-	var ts []time.Time
-	for at := range seq {
-		if ts = append(ts, at); len(ts) == n {
-			break
-		}
-	}
-	return ts
 }
 
 func TestZeroGateAdmitsNothing(t *testing.T) {

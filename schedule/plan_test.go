@@ -4,9 +4,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/clock"
-	"github.com/stretchr/testify/require"
 )
 
 // counting is a limiter that counts the debits made of it and of every limiter it leaves.
@@ -211,4 +213,70 @@ func TestGateLongQueueKeepsLowerBounds(t *testing.T) {
 		var de *DeadlineError
 		require.ErrorAs(t, err, &de, "%d waiters: a take whose bound is its deadline fails at once", n)
 	}
+}
+
+// openingAt is a faulty limiter: it refuses before from, answering a nanosecond later each time,
+// and admits from then on; so it needs from − at refusals before its first admission.
+type openingAt struct{ from time.Time }
+
+func (o openingAt) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {
+	return o.DebitN(at, 1)
+}
+
+func (o openingAt) DebitN(at time.Time, _ int64) (numerus.Limiter, numerus.NextDebitable, bool) {
+	if at.Before(o.from) {
+		return o, numerus.DebitableAfter(at, 1), false
+	}
+	return o, numerus.DebitableFrom(at), true
+}
+
+func (openingAt) Status(time.Time) numerus.Status { return numerus.Status{Limit: 1} }
+
+func (openingAt) String() string { return "opening" }
+
+// TestGateAndScheduleGiveUpAlike: the Gate's forecast and numerus.Schedule give up after the same
+// number of refusals in a row (MaxSearch), so they agree on a limiter that needs one fewer and on
+// one that needs that many.
+func TestGateAndScheduleGiveUpAlike(t *testing.T) {
+	for _, refusals := range []int{numerus.MaxSearch - 1, numerus.MaxSearch} {
+		l := openingAt{from: t0.Add(time.Duration(refusals))}
+		g := newGate(l, clock.NewFake(t0))
+		from, _ := g.TryTake(1)
+		planned := false
+		for range numerus.Schedule(l, t0, 1) {
+			planned = true
+			break
+		}
+		require.Equal(t, refusals < numerus.MaxSearch, planned, "%d refusals: Schedule", refusals)
+		require.Equal(t, planned, !from.IsNever(), "%d refusals: the gate's forecast %v", refusals, from)
+	}
+}
+
+func TestGateScheduleIsThePlannerOnTheGateState(t *testing.T) {
+	f := clock.NewFake(t0)
+	l := gcra(t, numerus.PerSecond(2), 2)
+	g := newGate(l, f)
+	var want []time.Time
+	for at := range numerus.Schedule(l, t0, 1) {
+		if want = append(want, at); len(want) == 6 {
+			break
+		}
+	}
+	assert.Equal(t, want, firstN(g.Schedule(1), 6))
+
+	g.Pause(t0.Add(time.Minute))
+	got := firstN(g.Schedule(1), 3)
+	p := t0.Add(time.Minute)
+	assert.Equal(t, []time.Time{p, p, p.Add(500 * time.Millisecond)}, got, "after the pause, full again")
+	assert.Empty(t, firstN(g.Schedule(3), 1), "never: nothing")
+}
+
+func firstN(seq func(func(time.Time, numerus.Limiter) bool), n int) []time.Time {
+	var ts []time.Time
+	for at := range seq {
+		if ts = append(ts, at); len(ts) == n {
+			break
+		}
+	}
+	return ts
 }

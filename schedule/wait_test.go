@@ -7,10 +7,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/numerus-closus/numerus"
-	"github.com/numerus-closus/numerus/internal/clock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/clock"
 )
 
 func TestWaitSleepsExactlyUntilAdmitted(t *testing.T) {
@@ -159,43 +160,6 @@ func TestDeadlineErrorMessage(t *testing.T) {
 	err := error(&DeadlineError{At: t0.Add(time.Second), Deadline: t0})
 	assert.EqualError(t, err, "schedule: admission at 2026-01-01T00:00:01Z is not before the deadline 2026-01-01T00:00:00Z")
 	assert.True(t, errors.Is(err, context.DeadlineExceeded))
-}
-
-// openingAt is a faulty limiter: it refuses before from, answering a nanosecond later each time,
-// and admits from then on; so it needs from − at refusals before its first admission.
-type openingAt struct{ from time.Time }
-
-func (o openingAt) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {
-	return o.DebitN(at, 1)
-}
-
-func (o openingAt) DebitN(at time.Time, _ int64) (numerus.Limiter, numerus.NextDebitable, bool) {
-	if at.Before(o.from) {
-		return o, numerus.DebitableAfter(at, 1), false
-	}
-	return o, numerus.DebitableFrom(at), true
-}
-
-func (openingAt) Status(time.Time) numerus.Status { return numerus.Status{Limit: 1} }
-
-func (openingAt) String() string { return "opening" }
-
-// TestGateAndScheduleGiveUpAlike: the Gate's forecast and numerus.Schedule give up after the same
-// number of refusals in a row (MaxSearch), so they agree on a limiter that needs one fewer and on
-// one that needs that many.
-func TestGateAndScheduleGiveUpAlike(t *testing.T) {
-	for _, refusals := range []int{numerus.MaxSearch - 1, numerus.MaxSearch} {
-		l := openingAt{from: t0.Add(time.Duration(refusals))}
-		g := newGate(l, clock.NewFake(t0))
-		from, _ := g.TryTake(1)
-		planned := false
-		for range numerus.Schedule(l, t0, 1) {
-			planned = true
-			break
-		}
-		require.Equal(t, refusals < numerus.MaxSearch, planned, "%d refusals: Schedule", refusals)
-		require.Equal(t, planned, !from.IsNever(), "%d refusals: the gate's forecast %v", refusals, from)
-	}
 }
 
 // TestWaitLateWakeUpChargesTheLateInstant: Waits whose timers fire 10ms late debit at the

@@ -4,8 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numerus-closus/numerus"
 	"github.com/stretchr/testify/require"
+
+	"github.com/numerus-closus/numerus"
 )
 
 // allocs returns the average allocations of a debit and of a status of l, debited at instants
@@ -82,4 +83,19 @@ func TestDynamicAllocatesOnlyToBox(t *testing.T) {
 	fresh := Dynamic(build[GCRA](t, "gcra 1/h burst 1"))
 	require.Equal(t, 1.0, testing.AllocsPerRun(100, func() { fresh.Debit(t0) }))
 	var _ numerus.Limiter = l
+}
+
+// TestDebitInAllocatesNothing: DebitIn and PeekIn on a State within 12 inline words and without
+// a log allocate nothing, admitted or refused.
+func TestDebitInAllocatesNothing(t *testing.T) {
+	for _, text := range []string{"gcra 100/s burst 5", "gcra 100/s burst 100 & window 50/s", "count 50/s | token 10/s & gcra 3/ms & finite 9"} {
+		p := MustCompile(text)
+		s, at := p.Fresh(), UnixNanos(t0)
+		n := testing.AllocsPerRun(1000, func() {
+			at += int64(3 * time.Millisecond)
+			_, _ = p.DebitIn(&s, at, 1)
+			_, _ = p.PeekIn(&s, at)
+		})
+		require.Zero(t, n, text)
+	}
 }

@@ -209,18 +209,6 @@ func TestContinueExamples(t *testing.T) {
 	assert.Equal(t, p5.Fresh(), p5.Continue(Policy{}, s, t0))
 }
 
-func mustCompile(t require.TestingT, sp Spec) Policy {
-	p, err := Compile(sp)
-	require.NoError(t, err)
-	return p
-}
-
-func MustParseR(t require.TestingT, text string) Spec {
-	sp, err := Parse(text)
-	require.NoError(t, err)
-	return sp
-}
-
 func TestDecidesLike(t *testing.T) {
 	ten := MustCompile("10/s burst 10")
 	assert.True(t, ten.DecidesLike(ten))
@@ -289,4 +277,32 @@ func TestContinuePairsOnlyLoneChangesOfBothTrees(t *testing.T) {
 	assert.Equal(t, int64(0), q.Status(next, t0).Remaining)
 	_, _, ok = q.DebitN(next, t0, 1)
 	assert.False(t, ok, "a new leaf continues from an old one of its algorithm that another changed leaf shares")
+}
+
+// TestContinueCountsAtTheLatestInstant: a change read at an instant before the latest one the
+// state admitted counts the carried tokens as used at that latest instant, so a clock behind by a
+// second does not refill the new policy for that second.
+func TestContinueCountsAtTheLatestInstant(t *testing.T) {
+	p, q := mustCompile(t, MustParseR(t, "gcra 10/s burst 10")), mustCompile(t, MustParseR(t, "gcra 20/s burst 20"))
+	s, _, ok := p.DebitN(p.Fresh(), t0.Add(time.Second), 10)
+	require.True(t, ok)
+	next := q.Continue(p, s, t0) // the clock reads a second earlier than the debit
+	assert.Equal(t, int64(0), q.Status(next, t0.Add(time.Second)).Remaining)
+	_, _, ok = q.DebitN(next, t0.Add(time.Second), 1)
+	assert.False(t, ok, "the drained subject takes a token at once after the change")
+}
+
+// TestContinuePairsOnlyLoneChanges: a changed GCRA continues from the old GCRA at its place only
+// if that is the only changed GCRA of the old tree too; here the other old GCRA became a token
+// bucket, so both new leaves start from the most used old leaf (the spent hourly one), and the Or
+// admits nothing at once.
+func TestContinuePairsOnlyLoneChanges(t *testing.T) {
+	p := mustCompile(t, MustParseR(t, "gcra 1/s | gcra 100/h burst 100"))
+	q := mustCompile(t, MustParseR(t, "gcra 2/s burst 2 | token 100/h burst 100"))
+	s, _, ok := p.DebitN(p.Fresh(), t0, 100) // the hourly GCRA admits it, spent; the other keeps 1
+	require.True(t, ok)
+	next := q.Continue(p, s, t0)
+	_, _, ok = q.DebitN(next, t0, 1)
+	assert.False(t, ok, "a new leaf holds more than the most used old leaf")
+	assert.Equal(t, int64(0), q.Status(next, t0).Remaining)
 }

@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numerus-closus/numerus"
-	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
 // TestCountLayouts: a SlidingWindowCount holds its counts in one word under a limit that fits 32
@@ -103,5 +104,25 @@ func TestCountWideNotNarrow(t *testing.T) {
 		if ok {
 			l = next
 		}
+	}
+}
+
+// TestCountSnapshotKeepsEmptyStart: every reader of a sliding counter's snapshot saves the same
+// words. An empty counter may name any window start (its counts are zero, so it does not matter);
+// the wide typed counter (a limit above 2^32) keeps no start and saved the window holding last,
+// where Policy saved the start as read (found by FuzzTypedSnapshot). Both now keep the former.
+func TestCountSnapshotKeepsEmptyStart(t *testing.T) {
+	for _, text := range []string{"count 5/24ns", "count 4294967296/24ns"} {
+		p := MustCompile(text)
+		s, err := p.StateOf([][]int64{{-24, 0, 0, 24}})
+		require.NoError(t, err)
+		require.Equal(t, [][]int64{{24, 0, 0, 24}}, p.Words(s), "%s: the window holding last", text)
+		snap, err := p.AppendSnapshot(nil, s)
+		require.NoError(t, err)
+		var c SlidingWindowCount
+		require.NoError(t, c.UnmarshalBinary(snap))
+		saved, err := c.MarshalBinary()
+		require.NoError(t, err)
+		require.Equal(t, snap, saved, text)
 	}
 }

@@ -1,11 +1,13 @@
 package typed
 
 import (
+	"testing"
 	"time"
 
-	"github.com/numerus-closus/numerus"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/numerus-closus/numerus"
 )
 
 var (
@@ -115,4 +117,23 @@ func sameAnswers(t require.TestingT, a, b numerus.Limiter, start time.Time, step
 		require.True(t, sa.Full.Equal(sb.Full), "step %d: full %v, want %v", i, sa.Full, sb.Full)
 		a, b = na, nb
 	}
+}
+
+func MustParse(t testing.TB, text string) Spec {
+	t.Helper()
+	sp, err := Parse(text)
+	require.NoError(t, err)
+	return sp
+}
+
+func mustCompile(t require.TestingT, sp Spec) Policy {
+	p, err := Compile(sp)
+	require.NoError(t, err)
+	return p
+}
+
+func MustParseR(t require.TestingT, text string) Spec {
+	sp, err := Parse(text)
+	require.NoError(t, err)
+	return sp
 }

@@ -4,9 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numerus-closus/numerus"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/numerus-closus/numerus"
 )
 
 // nanosOf returns the Outcome instant of a NextDebitable.
@@ -174,21 +175,6 @@ func TestForeignLogReadsAsItsOwn(t *testing.T) {
 	require.Equal(t, 0, takes(MustCompile("sliding 50/h"), used), "50 used of a limit of 50")
 }
 
-// TestDebitInAllocatesNothing: DebitIn and PeekIn on a State within 12 inline words and without
-// a log allocate nothing, admitted or refused.
-func TestDebitInAllocatesNothing(t *testing.T) {
-	for _, text := range []string{"gcra 100/s burst 5", "gcra 100/s burst 100 & window 50/s", "count 50/s | token 10/s & gcra 3/ms & finite 9"} {
-		p := MustCompile(text)
-		s, at := p.Fresh(), UnixNanos(t0)
-		n := testing.AllocsPerRun(1000, func() {
-			at += int64(3 * time.Millisecond)
-			_, _ = p.DebitIn(&s, at, 1)
-			_, _ = p.PeekIn(&s, at)
-		})
-		require.Zero(t, n, text)
-	}
-}
-
 // TestForeignLogGainsNothingUnderALargerLimit: a State whose log was kept under a smaller limit,
 // read by a policy of a larger one, holds no more tokens than it did: none when it was spent.
 func TestForeignLogGainsNothingUnderALargerLimit(t *testing.T) {
@@ -278,4 +264,28 @@ func TestOutcomeBinding(t *testing.T) {
 		peek, _ := p.PeekIn(&s, at)
 		require.Equal(t, [2]int64{int64(o.Binds), o.Next}, [2]int64{int64(peek.Binds), peek.Next}, "%s: PeekIn reports the same", c.text)
 	}
+}
+
+// TestForeignStatesReportNoNegativeBalance: a State written under a larger burst, read by a
+// policy of a smaller one (as its own: see State), holds more debt than the reader's tolerance.
+// Its Remaining reads 0, never below, in the Outcome and in the Status, and nothing is admitted.
+func TestForeignStatesReportNoNegativeBalance(t *testing.T) {
+	big, small := MustCompile("gcra 1/s burst 100"), MustCompile("gcra 1/s burst 1")
+	s := big.Fresh()
+	_, ok := big.DebitIn(&s, 0, 100)
+	require.True(t, ok)
+	o, ok := small.DebitIn(&s, 0, 1)
+	require.False(t, ok)
+	require.Zero(t, o.Remaining)
+	require.Zero(t, small.Status(s, time.Unix(0, 0)).Remaining)
+
+	fine, whole := MustCompile("gcra 999999999999/7s burst 1"), MustCompile("gcra 1/s burst 1")
+	s = fine.Fresh()
+	_, ok = fine.DebitIn(&s, 0, 1)
+	require.True(t, ok)
+	require.Zero(t, whole.Status(s, time.Unix(0, 0)).Remaining)
+	_, _, ok = whole.DebitN(s, time.Unix(0, 0), 1)
+	require.False(t, ok, "a TAT fraction read by a policy of whole nanoseconds")
+	_, ok = whole.DebitIn(&s, 0, 1)
+	require.False(t, ok)
 }

@@ -4,9 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
 // TestRefusalHolds: while a State is unchanged, a one-token DebitIn refused at one instant is
@@ -55,5 +56,25 @@ func TestRefusalHolds(t *testing.T) {
 				require.Equal(t, o, got, "step %d: peek at %d under %s", i, then, p)
 			}
 		}
+	})
+}
+
+// TestAnswersAreTight: after any history, a refused debit of any policy tree is admitted exactly
+// at the instant it answers, and refused a nanosecond before; this is what lets And answer the
+// latest of its children's answers without searching.
+func TestAnswersAreTight(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := mustCompile(t, genSpec(t, 3))
+		s, at := lived(t, p)
+		cost := rapid.Int64Range(1, 4).Draw(t, "cost")
+		_, from, ok := p.DebitN(s, at, cost)
+		when, finite := from.Time()
+		if ok || !finite {
+			return
+		}
+		_, _, ok = p.DebitN(s, when, cost)
+		require.True(t, ok, "%s: refused at its own answer %v", p, when)
+		_, _, ok = p.DebitN(s, when.Add(-1), cost)
+		require.False(t, ok, "%s: admitted before its answer %v", p, when)
 	})
 }

@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/httplimit"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestMiddlewareCost(t *testing.T) {
@@ -130,4 +131,17 @@ func TestChunkedUploadsAreNotFree(t *testing.T) {
 	}
 	assert.Equal(t, http.StatusTooManyRequests, upload(bytes.NewReader(nil)), "an empty body costs 1")
 	assert.Equal(t, 3, *served)
+}
+
+// TestCostAboveCapacity: a request costing more than the capacity is refused for good: the body
+// says retrying will not succeed, with no Retry-After and no t, and the body is not sniffed.
+func TestCostAboveCapacity(t *testing.T) {
+	f := newFixture(t, memory.New(), "token 1/s burst 10", httplimit.FailClosed,
+		httplimit.WithCost(func(*http.Request) int64 { return 11 }))
+	w := f.do("192.0.2.1:1")
+	assert.Equal(t, http.StatusTooManyRequests, w.Code)
+	assert.Equal(t, "429 too many requests: retrying will not succeed\n", w.Body.String())
+	assert.Equal(t, "nosniff", w.Header().Get("X-Content-Type-Options"))
+	assert.Equal(t, `"default";r=10`, w.Header().Get("RateLimit"))
+	assert.Empty(t, w.Header().Values("Retry-After"))
 }

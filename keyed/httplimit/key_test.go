@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/httplimit"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestDefaultKeyIPv6 checks the default key of IPv6 clients: their /64 by default, so that a
@@ -91,4 +92,13 @@ func TestIPv6FloodOfOneSubnet(t *testing.T) {
 	}
 	assert.Equal(t, 5, served)
 	assert.Equal(t, 1, store.Len(), "one subject in the store")
+}
+
+// TestPeersWithoutAnAddress: a peer whose RemoteAddr is no IP address (a Unix socket's "@") is
+// keyed by RemoteAddr itself, so two such peers are two clients.
+func TestPeersWithoutAnAddress(t *testing.T) {
+	f := newFixture(t, memory.New(), "finite 1", httplimit.FailClosed)
+	assert.Equal(t, http.StatusOK, f.do("@").Code)
+	assert.Equal(t, http.StatusTooManyRequests, f.do("@").Code)
+	assert.Equal(t, http.StatusOK, f.do("pipe").Code, "another peer without an address")
 }

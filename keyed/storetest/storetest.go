@@ -233,3 +233,42 @@ func (h *harness) expectRemaining(l keyed.Limiter[string], subject string, want 
 		h.t.Fatalf("%v: Peek(%q) = %s, error %v; want %d remaining", l.Policy(), subject, show(d), err, want)
 	}
 }
+
+// kinds are policies of every algorithm and of And/Or trees, in the notation of package typed.
+var kinds = []string{
+	"gcra 10/s burst 5",
+	"gcra 3/s burst 2", // an interval of a third of a second: waits that are not whole
+	"token 3/s burst 4",
+	"leaky 2/s burst 3",
+	"finite 4",
+	"window 5/10s",
+	"count 5/10s",
+	"sliding 4/2s",
+	"buckets 6/6s in 3",
+	"gcra 10/s burst 5 & window 8/1m",
+	"token 1/s burst 2 | finite 3",
+	"(gcra 3/s & count 10/1m) | leaky 1/s burst 2",
+}
+
+// drain takes cost from subject at the clock's instant until a refusal, and returns it and the
+// number admitted.
+func (p pair) drain(subject string, cost int64) (keyed.Decision, int) {
+	p.t.Helper()
+	for n := 0; n < 10_000; n++ {
+		if d := p.acquire(subject, cost); !d.Allowed {
+			return d, n
+		}
+	}
+	p.t.Fatalf("%v: 10000 debits of %d admitted at one instant", p.l.Policy(), cost)
+	return keyed.Decision{}, 0
+}
+
+// admit takes one token for subject and reports whether it was admitted.
+func admit(h *harness, l keyed.Limiter[string], subject string) bool {
+	h.t.Helper()
+	d, err := l.TryAcquire(context.Background(), subject, 1)
+	if err != nil {
+		h.t.Fatalf("TryAcquire(%q): %v", subject, err)
+	}
+	return d.Allowed
+}

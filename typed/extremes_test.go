@@ -5,11 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numerus-closus/numerus"
-	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
 // TestExtremeInstants: instants before 1678 and after 2262 are clamped to the range the kernels
@@ -159,4 +160,47 @@ func extremeTimeline(t *rapid.T, sp Spec) []step {
 		cost := rapid.OneOf(rapid.Int64Range(1, 3), rapid.Int64Range(max(1, limit-2), kernel.AddSat(limit, 1))).Draw(t, "cost")
 		return step{delta: time.Duration(delta), cost: cost}
 	}), 1, 40).Draw(t, "timeline")
+}
+
+// TestFastRefusalsPastMaxInstantAreNever: a refusal whose retry would lie past MaxInstant (the
+// year 2262) answers Never on the fast paths too, as the general paths do, never a finite wait:
+// the sliding counter's, and the token and leaky buckets' at the edge of their fast path
+// (MaxInstant − full + 1).
+func TestFastRefusalsPastMaxInstantAreNever(t *testing.T) {
+	t.Run("count", func(t *testing.T) {
+		c, err := NewSlidingWindowCount(90*24*time.Hour, 1)
+		require.NoError(t, err)
+		at := time.Date(2261, 12, 31, 12, 0, 0, 0, time.UTC) // the next 90-day window ends past 2262-04-11
+		c, _, ok := c.Debit(at)
+		require.True(t, ok)
+		_, fast, ok := c.Debit(at.Add(time.Second))
+		require.False(t, ok)
+		_, general, _ := c.debitN(at.Add(time.Second), 1)
+		require.True(t, general.IsNever())
+		require.True(t, fast.IsNever(), "the fast path answered %v", fast)
+	})
+	t.Run("buckets", func(t *testing.T) {
+		tb, err := NewTokenBucket(200, numerus.Per(1, 24*time.Hour))
+		require.NoError(t, err)
+		lb, err := NewLeakyBucket(200, numerus.Per(1, 24*time.Hour))
+		require.NoError(t, err)
+		full := tb.k.P.Full()
+		for _, ns := range []int64{kernel.MaxInstant - full, kernel.MaxInstant - full + 1, kernel.MaxInstant - full + 2} {
+			at, wantNever := time.Unix(0, ns), ns > kernel.MaxInstant-full
+			spentT, _, ok := tb.DebitN(at, 200)
+			require.True(t, ok)
+			_, fast, ok := spentT.DebitN(at, 200)
+			_, general, _ := spentT.debitN(at, 200)
+			require.False(t, ok)
+			require.Equal(t, wantNever, fast.IsNever(), "token at MaxInstant−full%+d: %v", ns-(kernel.MaxInstant-full), fast)
+			require.True(t, fast.Equal(general), "token: fast %v, general %v", fast, general)
+			spentL, _, ok := lb.DebitN(at, 200)
+			require.True(t, ok)
+			_, fast, ok = spentL.DebitN(at, 200)
+			_, general, _ = spentL.debitN(at, 200)
+			require.False(t, ok)
+			require.Equal(t, wantNever, fast.IsNever(), "leaky at MaxInstant−full%+d: %v", ns-(kernel.MaxInstant-full), fast)
+			require.True(t, fast.Equal(general), "leaky: fast %v, general %v", fast, general)
+		}
+	})
 }
