@@ -188,9 +188,9 @@ func BenchmarkStatus(b *testing.B) {
 	}
 }
 
-// BenchmarkSchedule draws 100 instants from Schedule per operation, from a fresh limiter that
+// BenchmarkAdmissions draws 100 instants from Admissions per operation, from a fresh limiter that
 // refuses most of them first; it reports the cost per instant.
-func BenchmarkSchedule(b *testing.B) {
+func BenchmarkAdmissions(b *testing.B) {
 	const instants = 100
 	for _, c := range []struct {
 		name string
@@ -207,7 +207,7 @@ func BenchmarkSchedule(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				n := 0
-				for range numerus.Schedule(c.l, benchT0, 1) {
+				for range numerus.Admissions(c.l, benchT0, 1) {
 					if n++; n == instants {
 						break
 					}

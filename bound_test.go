@@ -127,7 +127,7 @@ func TestBurstPlusCountLessOne(t *testing.T) {
 			"leaky": numerus.Must(numerus.LeakyBucket(c.burst, c.rate)),
 		} {
 			var admitted []time.Time
-			for at := range numerus.Schedule(l, t0, 1) { // each instant a debit is admitted at
+			for at := range numerus.Admissions(l, t0, 1) { // each instant a debit is admitted at
 				if admitted = append(admitted, at); len(admitted) == int(3*(c.burst+n)) {
 					break
 				}

@@ -5,12 +5,8 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus/internal/kernel"
+	"github.com/numerus-closus/numerus/internal/limits"
 )
-
-// MaxSearch bounds how many rounds an And spends looking for an instant that all of its children
-// admit. Children that keep moving each other's answer past it get Never. The built-in limiters
-// never need more than one round: capacity never shrinks as time passes.
-const MaxSearch = 64
 
 // AlwaysAllow returns the limiter that admits every debit. Its limit and remaining are
 // math.MaxInt64 and it is always full. It is neutral for And.
@@ -66,7 +62,7 @@ func Or(a, b Limiter) Limiter { return AnyOf(a, b) }
 // AllOf is And over any number of limiters; it copies ls. AllOf() is AlwaysAllow and AllOf(l) is l.
 //
 // The answer of a refusal is searched: the latest of the children's answers, checked against
-// every child at that instant, for at most MaxSearch rounds, after which it is Never.
+// every child at that instant, for at most 64 rounds, after which it is Never.
 func AllOf(ls ...Limiter) Limiter {
 	switch len(ls) {
 	case 0:
@@ -158,9 +154,9 @@ func (l *allOf) checkAt(at time.Time, cost int64) (NextDebitable, bool) {
 	return from, all
 }
 
-// search moves from on until every child admits the debit there, for at most MaxSearch rounds.
+// search moves from on until every child admits the debit there, for at most 64 rounds.
 func (l *allOf) search(from NextDebitable, cost int64) NextDebitable {
-	for range MaxSearch {
+	for range limits.Search {
 		t, finite := from.Time()
 		if !finite {
 			return from

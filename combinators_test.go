@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // drawLimiter draws a built-in limiter of a random kind and returns it with its span.
@@ -292,7 +293,7 @@ func TestAndSearch(t *testing.T) {
 }
 
 // TestAndSearchBounded checks that children that can never agree (open in [0, 500ms) and in
-// [500ms, 1s)) make the search end in Never after MaxSearch rounds, not loop (PITFALLS 17).
+// [500ms, 1s)) make the search end in Never after limits.Search rounds, not loop (PITFALLS 17).
 func TestAndSearchBounded(t *testing.T) {
 	var ca, cb int
 	a := phase{period: time.Second, on: 0, off: 500 * time.Millisecond, calls: &ca}
@@ -300,6 +301,6 @@ func TestAndSearchBounded(t *testing.T) {
 	_, from, ok := numerus.And(a, b).Debit(t0.Add(100 * time.Millisecond))
 	require.False(t, ok)
 	require.True(t, from.IsNever())
-	require.LessOrEqual(t, ca, numerus.MaxSearch+1, "debits asked of the first child")
-	require.LessOrEqual(t, cb, numerus.MaxSearch+1, "debits asked of the second child")
+	require.LessOrEqual(t, ca, limits.Search+1, "debits asked of the first child")
+	require.LessOrEqual(t, cb, limits.Search+1, "debits asked of the second child")
 }

@@ -41,7 +41,7 @@
 // Compare answers with Equal or Compare, not ==.
 //
 // An old value stays valid: peek by debiting and discarding the result, or retry from a value
-// kept aside. [Schedule] and [Delay] plan debits without sleeping.
+// kept aside. [Admissions] plans debits without sleeping.
 //
 // # Choosing an algorithm
 //
@@ -99,7 +99,7 @@
 //
 // An invalid parameter is a [*ParamError], which names it and matches [ErrInvalidArgument].
 // After construction a debit never returns an error. [Must] panics on an error, for policies
-// written as literals. A cost below 1 is a programmer error: DebitN, Delay and Schedule panic.
+// written as literals. A cost below 1 is a programmer error: DebitN and Admissions panic.
 //
 // # Performance
 //

@@ -342,13 +342,13 @@ func ExampleAnyOf() {
 	// deny
 }
 
-func ExampleSchedule() {
+func ExampleAdmissions() {
 	// 3 at once, then one every third of a second for ever (so 5 in the first second: the burst
 	// and two more): the instants carry no rounding drift.
 	l := numerus.Must(numerus.GCRA(numerus.PerSecond(3), 3))
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	n := 0
-	for at := range numerus.Schedule(l, t0, 1) {
+	for at := range numerus.Admissions(l, t0, 1) {
 		fmt.Println(at.Sub(t0))
 		if n++; n == 9 {
 			break
@@ -366,12 +366,13 @@ func ExampleSchedule() {
 	// 2s
 }
 
-func ExampleDelay() {
+func ExampleNextDebitable_Wait() {
 	l := numerus.Must(numerus.GCRA(numerus.PerSecond(10), 5))
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l, _, _ = l.DebitN(t0, 5) // the whole burst
 	for _, cost := range []int64{1, 2, 5, 6} {
-		d, ok := numerus.Delay(l, t0, cost)
+		_, from, _ := l.DebitN(t0, cost) // refused: l is unchanged
+		d, ok := from.Wait(t0)
 		fmt.Println(cost, d, ok)
 	}
 	// Output:

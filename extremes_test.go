@@ -63,7 +63,7 @@ func bucketsOf(rate numerus.Rate, burst int64) []numerus.Limiter {
 func TestTwoPerNanosecond(t *testing.T) {
 	for _, l := range bucketsOf(numerus.PerSecond(2_000_000_000), 2) {
 		n := 0
-		for at := range numerus.Schedule(l, t0, 1) {
+		for at := range numerus.Admissions(l, t0, 1) {
 			if !at.Before(t0.Add(time.Microsecond)) {
 				break
 			}

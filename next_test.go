@@ -123,3 +123,22 @@ func TestDebitableAfter(t *testing.T) {
 		}
 	})
 }
+
+// TestWait checks the wait before a debit, as its answer gives it: zero when it is admitted now,
+// the exact wait otherwise, and false for Never.
+func TestWait(t *testing.T) {
+	l := numerus.Must(numerus.TokenBucket(1, numerus.PerSecond(3)))
+	delay := func(cost int64) (time.Duration, bool) {
+		_, from, _ := l.DebitN(t0, cost)
+		return from.Wait(t0)
+	}
+	d, ok := delay(1)
+	require.True(t, ok)
+	require.Equal(t, time.Duration(0), d)
+	l, _, _ = l.Debit(t0)
+	d, ok = delay(1)
+	require.True(t, ok)
+	require.Equal(t, 333333334*time.Nanosecond, d)
+	_, ok = delay(2)
+	require.False(t, ok)
+}

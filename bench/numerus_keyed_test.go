@@ -6,6 +6,7 @@ import (
 
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
+	"github.com/numerus-closus/numerus/typed"
 )
 
 // numerusTaker is numerus's memory store behind the keyed limiter: a GCRA of p.tokens per p.per,
@@ -13,7 +14,7 @@ import (
 type numerusTaker struct{ l keyed.Limiter[string] }
 
 func openNumerusMemory(b *testing.B, p keyedPolicy) keyedTaker {
-	return numerusTaker{l: must(keyed.New(memory.New(), keyed.Rate(p.tokens, p.per, p.tokens), keyed.StringKey{}))}
+	return numerusTaker{l: must(keyed.New(memory.New(), typed.Spec{Algo: typed.AlgoGCRA, Count: p.tokens, Period: p.per, Burst: p.tokens}, keyed.StringKey{}))}
 }
 
 func (t numerusTaker) take(ctx context.Context, subject string) (bool, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
+	"github.com/numerus-closus/numerus/typed"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -28,7 +29,7 @@ type numerusRedisTaker struct {
 
 func openNumerusRedis(_ *testing.B, rdb redis.UniversalClient, p keyedPolicy) keyedTaker {
 	store := must(redisstore.New(rdb, redisstore.WithMinTTL(time.Second)))
-	l := must(keyed.New(store, keyed.Rate(p.tokens, p.per, p.tokens), keyed.StringKey{}))
+	l := must(keyed.New(store, typed.Spec{Algo: typed.AlgoGCRA, Count: p.tokens, Period: p.per, Burst: p.tokens}, keyed.StringKey{}))
 	return numerusRedisTaker{store: store, l: l}
 }
 
@@ -39,7 +40,11 @@ func (t numerusRedisTaker) take(ctx context.Context, subject string) (bool, erro
 
 // takeBatch checks every subject in one round trip: a pipeline of one EVALSHA each.
 func (t numerusRedisTaker) takeBatch(ctx context.Context, subjects []string, allowed []bool) error {
-	ds, err := t.store.AcquireBatch(ctx, redisstore.Requests(t.l, 1, subjects...))
+	reqs := make([]keyed.Request, len(subjects))
+	for i, subject := range subjects {
+		reqs[i] = t.l.Request(subject, 1)
+	}
+	ds, err := t.store.AcquireBatch(ctx, reqs)
 	if err != nil {
 		return err
 	}

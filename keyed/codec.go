@@ -47,36 +47,3 @@ func (IntKey[T]) AppendKey(dst []byte, subject T) []byte {
 	}
 	return strconv.AppendUint(dst, uint64(subject), 10)
 }
-
-// AppendFramed appends the key of a subject already encoded by its codec: the namespace's length
-// in decimal, ':', the namespace, ':', then the encoded subject. The length makes the framing
-// injective: the key determines the namespace and the subject, whatever bytes they hold.
-func AppendFramed(dst []byte, namespace string, subject []byte) []byte {
-	dst = appendPrefix(dst, namespace)
-	return append(dst, subject...)
-}
-
-func appendPrefix(dst []byte, namespace string) []byte {
-	dst = strconv.AppendInt(dst, int64(len(namespace)), 10)
-	dst = append(dst, ':')
-	dst = append(dst, namespace...)
-	return append(dst, ':')
-}
-
-// SplitKey returns the namespace and the encoded subject of a key that AppendFramed made, and
-// false if key is not one.
-func SplitKey(key []byte) (namespace string, subject []byte, ok bool) {
-	i := 0
-	for i < len(key) && key[i] >= '0' && key[i] <= '9' {
-		i++
-	}
-	if i == 0 || i >= len(key) || key[i] != ':' || (key[0] == '0' && i > 1) {
-		return "", nil, false
-	}
-	n, err := strconv.Atoi(string(key[:i]))
-	rest := key[i+1:]
-	if err != nil || n > len(rest)-1 || rest[n] != ':' {
-		return "", nil, false
-	}
-	return string(rest[:n]), rest[n+1:], true
-}

@@ -3,6 +3,7 @@ package keyed
 import (
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -21,49 +22,48 @@ type Decision struct {
 	// Limit is the most tokens the subject can hold: the policy's capacity (the least of an And,
 	// the most of an Or).
 	Limit int64
-	// ResetAfter is how long until the subject is full again if no further tokens are taken,
-	// rounded up: WaitFor(0) when it is full, Never when it never refills (a spent finite bucket).
-	// (The zero Wait is Never, not a zero wait.)
-	ResetAfter Wait
-	// RetryAfter is how long until the same check would be admitted, rounded up: WaitFor(0) on an
-	// admission, Never when it never will be (a finite bucket spent, with no other way through).
-	// Waiting it out is never early: the same check, with no other traffic, is admitted then.
-	RetryAfter Wait
+	// FullAfter is how long until the subject is full again if no further tokens are taken,
+	// rounded up: DurationOf(0) when it is full, never when it never refills (a spent finite
+	// bucket). It is the wait until the instant that Status.Full of package numerus reports.
+	// (The zero Duration is never, not a zero wait.)
+	FullAfter Duration
+	// RetryAfter is how long until the same check would be admitted, rounded up: DurationOf(0) on
+	// an admission, never when it never will be (a finite bucket spent, with no other way
+	// through). Waiting it out is never early: the same check, with no other traffic, is admitted
+	// then.
+	RetryAfter Duration
 	// RefillAfter is how long until the subject holds one token more than Remaining if no
-	// further tokens are taken, rounded up: WaitFor(0) when it is full, Never when it never
+	// further tokens are taken, rounded up: DurationOf(0) when it is full, never when it never
 	// refills. It is the time until additional quota that RateLimit's t reports.
-	RefillAfter Wait
+	RefillAfter Duration
 	// Binding is the index, among the limits of the policy in the order its notation writes
 	// them, of the one whose tokens Remaining counts: for an And the limit with the fewest left,
 	// for an Or the one with the most. It is 0 for a policy of one limit.
 	Binding int
 }
 
-// Wait is a duration until an event, or Never. Durations are rounded up to the resolution of the
-// store that computed them (the nanosecond for the memory store), so waiting them out is never
-// early.
+// Duration is how long until an event, or never: the waits of a [Decision]. Durations are
+// rounded up to the resolution of the store that computed them (the nanosecond for the memory
+// store), so waiting them out is never early.
 //
-// The zero Wait is Never, so that a wait nobody set can never be mistaken for "now".
-type Wait struct {
+// The zero Duration is never, so that a wait nobody set can never be mistaken for "now".
+type Duration struct {
 	d      time.Duration
 	finite bool
 }
 
-// WaitFor returns the finite Wait d; a negative d counts as zero.
-func WaitFor(d time.Duration) Wait { return Wait{d: max(d, 0), finite: true} }
+// DurationOf returns the finite Duration d; a negative d counts as zero.
+func DurationOf(d time.Duration) Duration { return Duration{d: max(d, 0), finite: true} }
 
-// Never returns the Wait that never ends.
-func Never() Wait { return Wait{} }
+// Duration returns the duration, and false for never.
+func (w Duration) Duration() (time.Duration, bool) { return w.d, w.finite }
 
-// Duration returns the duration, and false for Never.
-func (w Wait) Duration() (time.Duration, bool) { return w.d, w.finite }
-
-// IsNever reports whether w is Never.
-func (w Wait) IsNever() bool { return !w.finite }
+// IsNever reports whether w is never (the zero Duration).
+func (w Duration) IsNever() bool { return !w.finite }
 
 // Seconds returns the wait in whole seconds, rounded up (as HTTP's delay-seconds want it), and
-// false for Never.
-func (w Wait) Seconds() (int64, bool) {
+// false for never.
+func (w Duration) Seconds() (int64, bool) {
 	if !w.finite {
 		return 0, false
 	}
@@ -75,20 +75,20 @@ func (w Wait) Seconds() (int64, bool) {
 }
 
 // String returns "never" or the duration, as in "1.5s".
-func (w Wait) String() string {
+func (w Duration) String() string {
 	if !w.finite {
 		return "never"
 	}
 	return w.d.String()
 }
 
-// waitUntil returns the Wait from at until t (both in nanoseconds since the Unix epoch): Never
-// for typed.Never, zero if t is not after at.
-func waitUntil(t, at int64) Wait {
-	if t == typed.Never {
-		return Wait{}
+// waitUntil returns the Duration from at until t (both in nanoseconds since the Unix epoch): never
+// for never (math.MaxInt64), zero if t is not after at.
+func waitUntil(t, at int64) Duration {
+	if t == kernel.Never {
+		return Duration{}
 	}
-	return Wait{d: time.Duration(max(t-at, 0)), finite: true}
+	return Duration{d: time.Duration(max(t-at, 0)), finite: true}
 }
 
 // SetOutcome makes d the Decision of what typed.Policy.DebitIn or PeekIn reported at at
@@ -100,10 +100,10 @@ func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
 	// Field by field, into the caller's Decision: one built here and returned as a value would
 	// be copied, which costs more than the decision itself.
 	d.Allowed, d.Remaining, d.Limit = ok, max(o.Remaining, 0), o.Limit
-	d.ResetAfter, d.RetryAfter = waitUntil(o.Full, at), waitUntil(o.Retry, at)
+	d.FullAfter, d.RetryAfter = waitUntil(o.Full, at), waitUntil(o.Retry, at)
 	d.RefillAfter, d.Binding = waitUntil(o.Next, at), o.Binds
 	if ok {
-		d.RetryAfter = WaitFor(0) // at, even the last instant, which waitUntil would read as Never
+		d.RetryAfter = DurationOf(0) // at, even the last instant, which waitUntil would read as never
 	}
 }
 
@@ -111,24 +111,18 @@ func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
 // the state to keep and the Decision: what a store that keeps typed States runs for
 // [Store.Acquire]. Refused, it returns s itself. A cost below 1 panics: stores check it first.
 func Debit(p typed.Policy, s typed.State, at time.Time, cost int64) (typed.State, Decision) {
-	d := DebitIn(p, &s, at, cost)
-	return s, d
-}
-
-// DebitIn is Debit on a state kept in place: admitted, *s becomes the next state; refused, *s is
-// left as it was. It saves a store the copies of a State (see typed.Policy.DebitIn).
-func DebitIn(p typed.Policy, s *typed.State, at time.Time, cost int64) (d Decision) {
-	ns := typed.UnixNanos(at)
-	o, ok := p.DebitIn(s, ns, cost)
+	var d Decision
+	ns := kernel.FromTime(at)
+	o, ok := p.DebitIn(&s, ns, cost)
 	d.SetOutcome(o, ok, ns)
-	return d
+	return s, d
 }
 
 // Inspect returns what [Store.Peek] answers for a subject in state s under p at at: Allowed if
 // one token could be taken, otherwise the wait until one can; the balance and the reset as Debit
 // reports them. It takes nothing.
 func Inspect(p typed.Policy, s typed.State, at time.Time) (d Decision) {
-	ns := typed.UnixNanos(at)
+	ns := kernel.FromTime(at)
 	o, ok := p.PeekIn(&s, ns)
 	d.SetOutcome(o, ok, ns)
 	return d

@@ -2,7 +2,8 @@
 // under one policy, with every subject's state kept in a [Store]: in process ([memory.Store])
 // or on a server that many processes share (the Redis store).
 //
-//	lim, err := keyed.New(memory.New(), keyed.PerSecond(100), keyed.StringKey{}) // 100 in any second
+//	policy, err := typed.Parse("100/s") // at most 100 in any second
+//	lim, err := keyed.New(memory.New(), policy, keyed.StringKey{})
 //	d, err := lim.TryAcquire(ctx, apiKey, 1)
 //	if !d.Allowed {
 //		wait, ok := d.RetryAfter.Duration() // ok is false when no wait will do
@@ -18,7 +19,7 @@
 //
 // [Limiter.TryAcquire] takes tokens all or nothing and returns a [Decision]: Allowed, the
 // Remaining tokens (rounded down), the Limit, and waits rounded up: RetryAfter, until the same
-// request would be admitted, and ResetAfter, until the subject is full. A [Wait] is a duration
+// request would be admitted, and FullAfter, until the subject is full. A [Duration] is a duration
 // or Never, so a request that can never succeed is never told to wait.
 //
 // A refusal takes nothing and is not an error. Errors are invalid arguments (matching
@@ -60,8 +61,7 @@
 // # Performance
 //
 // A check on the memory store allocates nothing under a policy that holds no sliding log and
-// fits a typed.State's inline words. A store that decides in process may implement [Binder], so
-// that checks of string subjects frame no key.
+// fits a typed.State's inline words.
 //
 // [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
 // [storetest]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/storetest

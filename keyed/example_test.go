@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
@@ -18,11 +19,11 @@ func (c *clock) now() time.Time { return c.at }
 func ExampleLimiter_TryAcquire() {
 	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	// At most 2 in any second, per subject.
-	lim, _ := keyed.New(memory.New(), keyed.PerSecond(2), keyed.StringKey{}, keyed.WithClock(c.now))
+	lim, _ := keyed.New(memory.New(), numerus.Must(typed.Parse("2/s")), keyed.StringKey{}, keyed.WithClock(c.now))
 	ctx := context.Background()
 	for range 3 {
 		d, _ := lim.TryAcquire(ctx, "alice", 1)
-		fmt.Printf("allowed=%v remaining=%d reset=%v retry=%v\n", d.Allowed, d.Remaining, d.ResetAfter, d.RetryAfter)
+		fmt.Printf("allowed=%v remaining=%d reset=%v retry=%v\n", d.Allowed, d.Remaining, d.FullAfter, d.RetryAfter)
 	}
 	c.at = c.at.Add(500 * time.Millisecond)
 	d, _ := lim.TryAcquire(ctx, "alice", 1)
@@ -43,7 +44,7 @@ func ExampleLimiter_TryAcquire() {
 
 func ExampleLimiter_Peek() {
 	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	lim, _ := keyed.New(memory.New(), keyed.PerMinute(1), keyed.StringKey{}, keyed.WithClock(c.now)) // 1 in any minute
+	lim, _ := keyed.New(memory.New(), numerus.Must(typed.Parse("1/m")), keyed.StringKey{}, keyed.WithClock(c.now)) // 1 in any minute
 	ctx := context.Background()
 	d, _ := lim.Peek(ctx, "alice")
 	fmt.Println(d.Allowed, d.Remaining, d.Limit)
@@ -62,7 +63,7 @@ func ExampleLimiter_Peek() {
 func ExampleLimiter_Reset() {
 	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	// 3 at once, then one an hour: up to 3 in any hour.
-	lim, _ := keyed.New(memory.New(), keyed.Rate(1, time.Hour, 3), keyed.IntKey[int64]{}, keyed.WithClock(c.now))
+	lim, _ := keyed.New(memory.New(), numerus.Must(typed.Parse("gcra 1/h burst 3")), keyed.IntKey[int64]{}, keyed.WithClock(c.now))
 	ctx := context.Background()
 	d, _ := lim.TryAcquire(ctx, 42, 3)
 	fmt.Println(d.Allowed, d.Remaining)
@@ -74,17 +75,17 @@ func ExampleLimiter_Reset() {
 	// true 2
 }
 
-func ExampleRate() {
+func Example_policies() {
 	// 100 a second sustained, bursting to 200 after a quiet spell: up to 299 in a second.
-	fmt.Println(keyed.Rate(100, time.Second, 200))
+	fmt.Println(numerus.Must(typed.Parse("gcra 100/s burst 200")))
 	// At most 10 in any second; at most 60 in any minute.
-	fmt.Println(keyed.PerSecond(10), "|", keyed.PerMinute(60))
+	fmt.Println(numerus.Must(typed.Parse("10/s")), "|", numerus.Must(typed.Parse("60/m")))
 	// Output:
 	// gcra 100/s burst 200
 	// sliding 10/s | sliding 60/m
 }
 
-func ExampleWait() {
+func ExampleDuration() {
 	c := &clock{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	trial := typed.Spec{Algo: typed.AlgoFinite, Count: 2} // two requests, ever
 	lim, _ := keyed.New(memory.New(), trial, keyed.StringKey{}, keyed.WithClock(c.now))

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/keyed/internal/bind"
+	"github.com/numerus-closus/numerus/keyed/internal/frame"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -31,10 +33,10 @@ type config[S any] struct {
 	limit  int64
 	codec  Codec[S]
 	ns     string
-	prefix []byte // the namespace framed, as appendPrefix writes it
+	prefix []byte // the namespace framed, as frame.AppendPrefix writes it
 	now    func() time.Time
-	bufs   sync.Pool // of *keyBuf
-	bound  Bound     // the store's Bound of the namespace, for string subjects; else nil
+	bufs   sync.Pool  // of *keyBuf
+	bound  bind.Bound // the store's Bound of the namespace, for string subjects; else nil
 }
 
 // Option configures a [Limiter].
@@ -88,7 +90,7 @@ func New[S any](store Store, policy typed.Spec, codec Codec[S], opts ...Option) 
 		opt.apply(&o)
 	}
 	c := &config[S]{store: store, policy: p, limit: limit, codec: codec, ns: o.ns, now: o.now}
-	c.prefix = appendPrefix(nil, o.ns)
+	c.prefix = frame.AppendPrefix(nil, o.ns)
 	c.bufs.New = func() any { return &keyBuf{b: make([]byte, 0, 64), enc: make([]byte, 0, 64)} }
 	c.bind()
 	return Limiter[S]{c}, nil
@@ -173,7 +175,7 @@ func (l Limiter[S]) Key(subject S) string {
 	if l.c == nil {
 		return ""
 	}
-	return string(AppendFramed(nil, l.c.ns, l.c.codec.AppendKey(nil, subject)))
+	return string(frame.Append(nil, l.c.ns, l.c.codec.AppendKey(nil, subject)))
 }
 
 // Request returns the request TryAcquire would send the store for cost tokens of subject, for a
@@ -182,7 +184,7 @@ func (l Limiter[S]) Request(subject S, cost int64) Request {
 	if l.c == nil {
 		return Request{Cost: cost}
 	}
-	key := AppendFramed(nil, l.c.ns, l.c.codec.AppendKey(nil, subject))
+	key := frame.Append(nil, l.c.ns, l.c.codec.AppendKey(nil, subject))
 	return Request{Key: key[:len(key):len(key)], Policy: l.c.policy, Cost: cost, At: l.c.at()}
 }
 
@@ -237,12 +239,11 @@ type keyBuf struct {
 	_   [64 - 48]byte
 }
 
-// bind asks a store that is a Binder for the Bound of the namespace, when subjects are strings
-// that StringKey encodes as they are: checks then pass the subject without framing a key.
+// bind asks the store for the Bound of the namespace, when subjects are strings that StringKey
+// encodes as they are: checks then pass the subject without framing a key (see package bind).
 func (c *config[S]) bind() {
-	b, ok := c.store.(Binder)
-	if _, str := any(c.codec).(StringKey); ok && str {
-		c.bound = b.Bind(string(c.prefix), c.policy)
+	if _, str := any(c.codec).(StringKey); str {
+		c.bound = bind.Of(c.store, string(c.prefix), c.policy)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 
 // TestDefaultNamespace: without WithNamespace, keys are framed in "ratelimit".
 func TestDefaultNamespace(t *testing.T) {
-	l, err := keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{})
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), keyed.StringKey{})
 	require.NoError(t, err)
 	assert.Equal(t, keyed.DefaultNamespace, l.Namespace())
 	assert.Equal(t, "ratelimit", keyed.DefaultNamespace)
@@ -28,7 +28,7 @@ func TestDefaultNamespace(t *testing.T) {
 // TestRequest: a Limiter's request carries the key, policy and cost its checks send, and its
 // clock's instant, or none without a clock; a store deciding it decides as TryAcquire does.
 func TestRequest(t *testing.T) {
-	plain, err := keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{})
+	plain, err := keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), keyed.StringKey{})
 	require.NoError(t, err)
 	r := plain.Request("alice", 1)
 	assert.Equal(t, plain.Key("alice"), string(r.Key))
@@ -38,7 +38,7 @@ func TestRequest(t *testing.T) {
 
 	now := t0
 	store := memory.New()
-	l, err := keyed.New(store, keyed.PerSecond(1), keyed.IntKey[int]{}, keyed.WithNamespace("n"), keyed.WithClock(func() time.Time { return now }))
+	l, err := keyed.New(store, numerus.Must(typed.Parse("1/s")), keyed.IntKey[int]{}, keyed.WithNamespace("n"), keyed.WithClock(func() time.Time { return now }))
 	require.NoError(t, err)
 	r = l.Request(7, 1)
 	assert.Equal(t, l.Key(7), string(r.Key))
@@ -66,27 +66,27 @@ func TestRequest(t *testing.T) {
 // TestNewRejects covers what New refuses besides invalid specs (the conformance kit has those):
 // a nil store (a nil interface, or a nil pointer in one) or codec, and a store's own check.
 func TestNewRejects(t *testing.T) {
-	_, err := keyed.New[string](nil, keyed.PerSecond(1), keyed.StringKey{})
+	_, err := keyed.New[string](nil, numerus.Must(typed.Parse("1/s")), keyed.StringKey{})
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
-	_, err = keyed.New[string](memory.New(), keyed.PerSecond(1), nil)
+	_, err = keyed.New[string](memory.New(), numerus.Must(typed.Parse("1/s")), nil)
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
 	var none *memory.Store
-	assert.NotPanics(t, func() { _, err = keyed.New(none, keyed.PerSecond(1), keyed.StringKey{}) }, "a nil *memory.Store")
+	assert.NotPanics(t, func() { _, err = keyed.New(none, numerus.Must(typed.Parse("1/s")), keyed.StringKey{}) }, "a nil *memory.Store")
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
 	for name, codec := range map[string]keyed.Codec[string]{
 		"a nil CodecFunc": keyed.CodecFunc[string](nil), "a nil pointer codec": (*prefixCodec)(nil),
 	} {
-		_, err = keyed.New(memory.New(), keyed.PerSecond(1), codec)
+		_, err = keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), codec)
 		assert.ErrorIs(t, err, numerus.ErrInvalidArgument, name)
 	}
-	_, err = keyed.New(picky{memory.New()}, keyed.PerSecond(1), keyed.StringKey{})
+	_, err = keyed.New(picky{memory.New()}, numerus.Must(typed.Parse("1/s")), keyed.StringKey{})
 	assert.ErrorIs(t, err, numerus.ErrInvalidArgument)
-	_, err = keyed.New(picky{memory.New()}, keyed.PerMinute(1), keyed.StringKey{})
+	_, err = keyed.New(picky{memory.New()}, numerus.Must(typed.Parse("1/m")), keyed.StringKey{})
 	assert.NoError(t, err)
 	for param, err := range map[string]error{
-		"store":  second(keyed.New[string](nil, keyed.PerSecond(1), keyed.StringKey{})),
-		"codec":  second(keyed.New[string](memory.New(), keyed.PerSecond(1), nil)),
-		"option": second(keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{}, nil)),
+		"store":  second(keyed.New[string](nil, numerus.Must(typed.Parse("1/s")), keyed.StringKey{})),
+		"codec":  second(keyed.New[string](memory.New(), numerus.Must(typed.Parse("1/s")), nil)),
+		"option": second(keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), keyed.StringKey{}, nil)),
 	} {
 		var pe *numerus.ParamError
 		if assert.ErrorAs(t, err, &pe, param) {
@@ -111,7 +111,7 @@ func (picky) CheckPolicy(p typed.Policy) error {
 // store) refuses a cost below 1 or above the capacity before the Bound sees it, as the other
 // path does.
 func TestBoundChecksCost(t *testing.T) {
-	l, err := keyed.New(memory.New(), keyed.Rate(1, time.Hour, 3), keyed.StringKey{})
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("gcra 1/h burst 3")), keyed.StringKey{})
 	require.NoError(t, err)
 	for _, cost := range []int64{0, -1, 4, math.MinInt64, math.MaxInt64} {
 		_, err := l.TryAcquire(context.Background(), "s", cost)
@@ -123,7 +123,7 @@ func TestBoundChecksCost(t *testing.T) {
 // encoding decides the subject (here, "Alice" and "ALICE" are one).
 func TestOnlyStringKeyBinds(t *testing.T) {
 	lower := keyed.CodecFunc[string](func(dst []byte, s string) []byte { return append(dst, strings.ToLower(s)...) })
-	l, err := keyed.New(memory.New(), keyed.PerHour(1), lower)
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("1/h")), lower)
 	require.NoError(t, err)
 	require.True(t, admits(t, l, "Alice"))
 	require.False(t, admits(t, l, "ALICE"), "the codec makes Alice and ALICE one subject")

@@ -8,33 +8,6 @@ import (
 	"github.com/numerus-closus/numerus/typed"
 )
 
-// PerSecond returns the policy of at most n tokens in any second, all n available at once: the
-// sliding log of n per second ("sliding n/s"), as the notation reads "n/s".
-func PerSecond(n int64) typed.Spec { return perPeriod(n, time.Second) }
-
-// PerMinute returns the policy of at most n tokens in any minute, all n available at once: the
-// sliding log of n per minute ("sliding n/m").
-func PerMinute(n int64) typed.Spec { return perPeriod(n, time.Minute) }
-
-// PerHour returns the policy of at most n tokens in any hour, all n available at once: the sliding
-// log of n per hour ("sliding n/h").
-func PerHour(n int64) typed.Spec { return perPeriod(n, time.Hour) }
-
-func perPeriod(n int64, period time.Duration) typed.Spec {
-	return typed.Spec{Algo: typed.AlgoSliding, Count: n, Period: period}
-}
-
-// Rate returns the policy that sustains permits tokens per period and holds at most burst at
-// once: a GCRA ("gcra 100/s burst 200"), which decides exactly as a token bucket of the same rate
-// and capacity and keeps a smaller state. It admits burst tokens at once and up to
-// burst + permits - 1 in a span of period: Rate(100, time.Second, 200) admits 200 after a quiet
-// spell and up to 299 in a second, and 100 a second when busy. A burst of 0 is typed.Spec's
-// default, 1: one token every period/permits, never more than permits in a span of period. For
-// at most n in any span with all n available at once, use PerSecond, PerMinute or PerHour.
-func Rate(permits int64, period time.Duration, burst int64) typed.Spec {
-	return typed.Spec{Algo: typed.AlgoGCRA, Count: permits, Period: period, Burst: burst}
-}
-
 // MinPeriod is the shortest period, window or sub-window a keyed policy may have: stores keep
 // time in whole microseconds or finer.
 const MinPeriod = time.Microsecond

@@ -10,19 +10,20 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
 )
 
 func TestPolicies(t *testing.T) {
-	assert.Equal(t, "sliding 10/s", keyed.PerSecond(10).String())
-	assert.Equal(t, "sliding 60/m", keyed.PerMinute(60).String())
-	assert.Equal(t, "sliding 3600/h", keyed.PerHour(3600).String())
-	assert.Equal(t, "gcra 100/s burst 200", keyed.Rate(100, time.Second, 200).String())
+	assert.Equal(t, "sliding 10/s", numerus.Must(typed.Parse("10/s")).String())
+	assert.Equal(t, "sliding 60/m", numerus.Must(typed.Parse("60/m")).String())
+	assert.Equal(t, "sliding 3600/h", numerus.Must(typed.Parse("3600/h")).String())
+	assert.Equal(t, "gcra 100/s burst 200", numerus.Must(typed.Parse("gcra 100/s burst 200")).String())
 	// 100/s sustained, bursting to 200: 200 at once after a quiet spell, then 100 a second.
 	now := t0
-	l, err := keyed.New(memory.New(), keyed.Rate(100, time.Second, 200), keyed.StringKey{}, keyed.WithClock(func() time.Time { return now }))
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("gcra 100/s burst 200")), keyed.StringKey{}, keyed.WithClock(func() time.Time { return now }))
 	require.NoError(t, err)
 	ctx := context.Background()
 	count := func() (n int) {
@@ -56,15 +57,14 @@ func mostInAnySpan(at []int64, span time.Duration) int {
 	return most
 }
 
-// TestPerPeriodAdmitsAtMostN: PerSecond(n), PerMinute(n) and PerHour(n) admit at most n of a
+// TestPerPeriodAdmitsAtMostN: the notation's bare rates, n/s, n/m and n/h, admit at most n of a
 // subject's checks in any span of their period (half-open), all n at once, on any timeline of
 // one-token checks, and keep no subject from another's tokens.
 func TestPerPeriodAdmitsAtMostN(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.Int64Range(1, 30).Draw(t, "n")
 		per := rapid.SampledFrom([]time.Duration{time.Second, time.Minute, time.Hour}).Draw(t, "period")
-		spec := map[time.Duration]func(int64) typed.Spec{time.Second: keyed.PerSecond, time.Minute: keyed.PerMinute,
-			time.Hour: keyed.PerHour}[per](n)
+		spec := typed.Spec{Algo: typed.AlgoSliding, Count: n, Period: per} // "n/s", "n/m", "n/h"
 		now := t0
 		l, err := keyed.New(memory.New(), spec, keyed.StringKey{}, keyed.WithClock(func() time.Time { return now }))
 		require.NoError(t, err)

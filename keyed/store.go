@@ -56,26 +56,3 @@ type Request struct {
 type PolicyChecker interface {
 	CheckPolicy(p typed.Policy) error
 }
-
-// Binder is implemented by a [Store] that decides in process ([memory.Store]): [New] binds the
-// limiter's namespace and policy once, and checks of string subjects ([StringKey]) then go to
-// the [Bound] directly, with no key framed. A Store need not implement it. A wrapper that embeds
-// such a store inherits its Bind, and its checks of string subjects then bypass the wrapper's
-// Acquire: hold the store in a named field instead.
-//
-// [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
-type Binder interface {
-	// Bind returns the Bound of the keys prefix+subject under p, or nil to be sent Requests.
-	// prefix is a namespace framed as [Request.Key] frames it ("9:ratelimit:"); p is a policy
-	// that compiled and that the store accepted.
-	Bind(prefix string, p typed.Policy) Bound
-}
-
-// Bound decides for the subjects of one namespace under one policy, on the state of the [Store]
-// that bound it: its Acquire and Peek are the Store's for the key prefix+subject, returning what
-// [Decision.SetOutcome] takes. The [Limiter] only asks with costs from 1 to the policy's
-// capacity. A Bound never fails, and is safe for concurrent use.
-type Bound interface {
-	Acquire(subject string, cost int64, at time.Time) (o typed.Outcome, ok bool, ns int64)
-	Peek(subject string, at time.Time) (o typed.Outcome, ok bool, ns int64)
-}

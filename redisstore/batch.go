@@ -17,7 +17,7 @@ const maxBatch = 500
 // order. Each check is atomic, and the checks of one key run in the order of reqs (but after
 // the server lost the script, when another client loads it again meanwhile). If any check
 // fails, the error says how many did and wraps the first failure; a failed check's decision is
-// the zero Decision, a refusal. [Requests] builds the requests of a keyed.Limiter's subjects.
+// the zero Decision, a refusal. keyed.Limiter.Request builds the request of a subject.
 func (s *Store) AcquireBatch(ctx context.Context, reqs []keyed.Request) ([]keyed.Decision, error) {
 	b := newBatch(s, len(reqs))
 	for i, r := range reqs {

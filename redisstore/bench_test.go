@@ -99,7 +99,7 @@ func BenchmarkAcquireBatch(b *testing.B) {
 	for _, bp := range benchPolicies {
 		b.Run("algo="+bp.name+"/batch=100", func(b *testing.B) {
 			s := redisstore.MustNew(srv.Client(b))
-			reqs := redisstore.Requests(limiter(b, s, bp.policy, nil), 1, subjectNames(100)...)
+			reqs := requests(limiter(b, s, bp.policy, nil), 1, subjectNames(100)...)
 			ctx := context.Background()
 			var allowed int64
 			n := 0
@@ -151,7 +151,7 @@ func BenchmarkServerCost(b *testing.B) {
 			client := srv.Client(b)
 			s, clk, ctx := redisstore.MustNew(client), newClock(t0), context.Background()
 			l := limiter(b, s, c.policy, clk)
-			reqs := func() []keyed.Request { return redisstore.Requests(l, 1, subjectNames(c.batch)...) }
+			reqs := func() []keyed.Request { return requests(l, 1, subjectNames(c.batch)...) }
 			check := func() {
 				clk.add(c.step)
 				var ds []keyed.Decision

@@ -43,7 +43,7 @@ func TestBindingWithinAMicrosecond(t *testing.T) {
 			require.False(t, d.Allowed, "%v on store %d", p, i)
 			require.Equal(t, c.binding, d.Binding, "%v on store %d: %+v", p, i, d)
 			if i == 0 {
-				require.Equal(t, keyed.WaitFor(time.Microsecond), d.RetryAfter, "%v", p)
+				require.Equal(t, keyed.DurationOf(time.Microsecond), d.RetryAfter, "%v", p)
 			}
 		}
 	}

@@ -149,7 +149,7 @@ func TestPipelinedBatchAfterScriptFlush(t *testing.T) {
 	_, err := l.Peek(ctx, "load")
 	require.NoError(t, err)
 	require.NoError(t, c.ScriptFlush(ctx).Err())
-	ds, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a", "a", "a", "b"))
+	ds, err := s.AcquireBatch(ctx, requests(l, 1, "a", "a", "a", "b"))
 	require.NoError(t, err)
 	require.Equal(t, []bool{true, true, false, true}, []bool{ds[0].Allowed, ds[1].Allowed, ds[2].Allowed, ds[3].Allowed})
 }
@@ -215,10 +215,10 @@ func TestBatchReadsEachKeyOnce(t *testing.T) {
 	for i := range subjects {
 		subjects[i] = "s" + strconv.Itoa(i)
 	}
-	_, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, subjects[:2]...)) // two keys exist
+	_, err := s.AcquireBatch(ctx, requests(l, 1, subjects[:2]...)) // two keys exist
 	require.NoError(t, err)
 	require.NoError(t, c.ConfigResetStat(ctx).Err())
-	ds, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, subjects...))
+	ds, err := s.AcquireBatch(ctx, requests(l, 1, subjects...))
 	require.NoError(t, err)
 	for i, d := range ds {
 		require.True(t, d.Allowed, "subject %d", i)

@@ -60,12 +60,12 @@ func genSpec(t *rapid.T, depth int) typed.Spec {
 }
 
 // ceilMicro rounds an in-process wait up to the microsecond, as the script computes it.
-func ceilMicro(w keyed.Wait) keyed.Wait {
+func ceilMicro(w keyed.Duration) keyed.Duration {
 	d, ok := w.Duration()
 	if !ok {
 		return w
 	}
-	return keyed.WaitFor((d + time.Microsecond - 1) / time.Microsecond * time.Microsecond)
+	return keyed.DurationOf((d + time.Microsecond - 1) / time.Microsecond * time.Microsecond)
 }
 
 var subjects atomic.Int64
@@ -126,7 +126,7 @@ func compare(t *rapid.T, name string, d keyed.Decision, err error, want keyed.De
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	want.RetryAfter, want.ResetAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter), ceilMicro(want.RefillAfter)
+	want.RetryAfter, want.FullAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.FullAfter), ceilMicro(want.RefillAfter)
 	if d != want {
 		t.Fatalf("%s:\n store      %+v\n in process %+v", name, d, want)
 	}
@@ -252,7 +252,7 @@ func requireLikeMemory(t *testing.T, s *redisstore.Store, key string, checks []c
 			want, _ = ref.Acquire(ctx, r)
 		}
 		require.NoError(t, err)
-		want.RetryAfter, want.ResetAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter), ceilMicro(want.RefillAfter)
+		want.RetryAfter, want.FullAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.FullAfter), ceilMicro(want.RefillAfter)
 		require.Equal(t, want, d, "%s: step %d, %s", key, i, c.p)
 	}
 }

@@ -4,10 +4,11 @@
 //
 //	client := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
 //	store, err := redisstore.New(client) // an error if the client would ignore deadlines
-//	lim, err := keyed.New(store, keyed.Rate(10, time.Second, 20), keyed.StringKey{})
+//	policy, err := typed.Parse("gcra 10/s burst 20") // 20 at once, then 10 a second
+//	lim, err := keyed.New(store, policy, keyed.StringKey{})
 //	d, err := lim.TryAcquire(ctx, "user:42", 1) // give ctx a deadline
 //	if err != nil {
-//		d = redisstore.FailClosed(d, err, time.Second) // or FailOpen: your choice
+//		// the server could not answer: admit or refuse, as you choose
 //	}
 //	if !d.Allowed {
 //		// refused: d.RetryAfter says how long to wait, or Never
@@ -69,7 +70,7 @@
 //
 // A refusal is a Decision, never an error. Errors are invalid requests, corrupt state
 // ([ErrCorrupt]) and backend failures, which wrap their cause and come with the zero Decision.
-// Nothing falls back silently: [FailOpen] admits, [FailClosed] refuses. A server that lost the
+// Nothing falls back silently: the caller chooses to admit or refuse. A server that lost the
 // script (restart, failover, SCRIPT FLUSH) is sent it again.
 //
 // No check waits past its context's deadline; [New] requires a client with
@@ -79,9 +80,9 @@
 // # Pipelining and batches
 //
 // [Store.QueueAcquire] and [Store.QueuePeek] queue a check on your pipeline (a [Pending]).
-// [Store.AcquireBatch] checks many requests in one round trip; [Requests] builds them. Each
-// check is atomic, and a batch decides as the same checks made one by one. Queue checks on
-// pipelines of the store's own client, and not inside a MULTI.
+// [Store.AcquireBatch] checks many requests in one round trip (keyed.Limiter.Request builds
+// them). Each check is atomic, and a batch decides as the same checks made one by one. Queue
+// checks on pipelines of the store's own client, and not inside a MULTI.
 //
 // # Coalescing
 //

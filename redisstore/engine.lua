@@ -232,7 +232,7 @@ local function engine(cdiv, int, valid, fresh, counts, debit, status, needLogs)
 
     -- search moves from on until every child of an And admits cost there, as numerus.allOf does.
     local search = function(nd, S, from, cost)
-      for _ = 1, 64 do -- numerus.MaxSearch
+      for _ = 1, 64 do -- limits.Search (64)
         local moved = from
         for _, c in ipairs(nd.c) do
           local ok, f = tdebit(c, S, from, cost)

@@ -6,6 +6,7 @@ import (
 	"log"
 	"time"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/redisstore"
 	"github.com/numerus-closus/numerus/typed"
@@ -42,8 +43,8 @@ func Example() {
 	d, err := limiter.TryAcquire(ctx, "user:42", 1)
 	if err != nil {
 		log.Print(err)
+		d = keyed.Decision{Allowed: true} // fail open, or refuse: the caller's choice
 	}
-	d = redisstore.FailOpen(d, err) // or FailClosed: the caller's choice
 	if !d.Allowed {
 		if wait, ok := d.RetryAfter.Duration(); ok {
 			fmt.Println("retry in", wait)
@@ -61,11 +62,15 @@ func ExampleStore_AcquireBatch() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	limiter, err := keyed.New(store, keyed.PerSecond(100), keyed.StringKey{}) // at most 100 in any second
+	limiter, err := keyed.New(store, numerus.Must(typed.Parse("100/s")), keyed.StringKey{}) // at most 100 in any second
 	if err != nil {
 		log.Fatal(err)
 	}
-	ds, err := store.AcquireBatch(context.Background(), redisstore.Requests(limiter, 1, "alice", "bob", "carol"))
+	var reqs []keyed.Request
+	for _, subject := range []string{"alice", "bob", "carol"} {
+		reqs = append(reqs, limiter.Request(subject, 1))
+	}
+	ds, err := store.AcquireBatch(context.Background(), reqs)
 	if err != nil {
 		log.Print(err) // the failed checks' decisions are refusals
 	}

@@ -47,7 +47,7 @@ func FuzzReadReply(f *testing.F) {
 		}
 		require.GreaterOrEqual(t, d.Remaining, int64(0))
 		if d.Allowed {
-			require.Equal(t, keyed.WaitFor(0), d.RetryAfter)
+			require.Equal(t, keyed.DurationOf(0), d.RetryAfter)
 		}
 		require.True(t, d.Binding >= 0 && d.Binding < c.pr.leaves, "binding %d of %d leaves", d.Binding, c.pr.leaves)
 
@@ -79,17 +79,17 @@ func FuzzReadReply(f *testing.F) {
 		require.Equal(t, v[0] == 1, d.Allowed)
 		require.Equal(t, max(v[1], 0), d.Remaining)
 		require.Equal(t, v[2], d.Limit)
-		want := func(us int64) keyed.Wait {
+		want := func(us int64) keyed.Duration {
 			if us < 0 {
-				return keyed.Never()
+				return keyed.Duration{}
 			}
-			return keyed.WaitFor(time.Duration(us*int64(time.Microsecond) - now))
+			return keyed.DurationOf(time.Duration(us*int64(time.Microsecond) - now))
 		}
-		require.Equal(t, want(v[4]), d.ResetAfter)
+		require.Equal(t, want(v[4]), d.FullAfter)
 		require.Equal(t, want(v[6]), d.RefillAfter)
 		require.Equal(t, int(v[7]), d.Binding)
 		if v[0] == 1 {
-			require.Equal(t, keyed.WaitFor(0), d.RetryAfter)
+			require.Equal(t, keyed.DurationOf(0), d.RetryAfter)
 		} else {
 			require.Equal(t, want(v[3]), d.RetryAfter)
 		}

@@ -51,13 +51,3 @@ func (p *Pending) Decision(ctx context.Context) (keyed.Decision, error) {
 	}
 	return p.c.decision(p.cmd)
 }
-
-// Requests returns the requests l.Request(subject, cost) for each subject, for AcquireBatch or
-// the Queue methods.
-func Requests[S any](l keyed.Limiter[S], cost int64, subjects ...S) []keyed.Request {
-	reqs := make([]keyed.Request, len(subjects))
-	for i, subject := range subjects {
-		reqs[i] = l.Request(subject, cost)
-	}
-	return reqs
-}

@@ -23,13 +23,13 @@ import (
 // admitted.
 func batch(t *testing.T, s *redisstore.Store, ns string) []keyed.Decision {
 	t.Helper()
-	l, err := keyed.New(s, keyed.Rate(1, time.Hour, 5), keyed.StringKey{}, keyed.WithNamespace(ns))
+	l, err := keyed.New(s, numerus.Must(typed.Parse("gcra 1/h burst 5")), keyed.StringKey{}, keyed.WithNamespace(ns))
 	require.NoError(t, err)
 	subjects := make([]string, 100)
 	for i := range subjects {
 		subjects[i] = fmt.Sprint("subject", i%10)
 	}
-	reqs := redisstore.Requests(l, 1, subjects...)
+	reqs := requests(l, 1, subjects...)
 	for i := range reqs {
 		reqs[i].At = t0
 	}
@@ -73,7 +73,7 @@ func TestBatch(t *testing.T) {
 	require.Empty(t, names, "an empty batch sends nothing")
 
 	a, b := limiter(t, s, "gcra 1/h burst 2", nil), limiter(t, s, "window 2/h", nil)
-	reqs := append(redisstore.Requests(a, 1, "x", "y"), redisstore.Requests(b, 1, "z", "z", "z")...)
+	reqs := append(requests(a, 1, "x", "y"), requests(b, 1, "z", "z", "z")...)
 	ds, err = s.AcquireBatch(context.Background(), reqs)
 	require.NoError(t, err)
 	names, trips = hook.take()
@@ -98,7 +98,7 @@ func TestBatchLarge(t *testing.T) {
 	for i := range subjects {
 		subjects[i] = fmt.Sprint(i % 617)
 	}
-	ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, subjects...))
+	ds, err := s.AcquireBatch(context.Background(), requests(l, 1, subjects...))
 	require.NoError(t, err)
 	names, trips := hook.take()
 	require.Equal(t, 1, trips)
@@ -120,7 +120,7 @@ func TestBatchKeyPerCall(t *testing.T) {
 	_, err := l.Peek(context.Background(), "load the script")
 	require.NoError(t, err)
 	hook.take()
-	ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, "a", "b", "a"))
+	ds, err := s.AcquireBatch(context.Background(), requests(l, 1, "a", "b", "a"))
 	require.NoError(t, err)
 	names, trips := hook.take()
 	require.Equal(t, 1, trips)
@@ -138,7 +138,7 @@ func TestBatchCorrupt(t *testing.T) {
 	for _, text := range []string{"gcra 1/h burst 3", "sliding 3/h"} { // the plain path, the engine
 		l := limiter(t, s, text, nil)
 		require.NoError(t, c.Set(context.Background(), redisstore.RedisKey(l.Key("bad")), "x", 0).Err())
-		ds, err := s.AcquireBatch(context.Background(), redisstore.Requests(l, 1, "a", "bad", "b"))
+		ds, err := s.AcquireBatch(context.Background(), requests(l, 1, "a", "bad", "b"))
 		require.ErrorIs(t, err, redisstore.ErrCorrupt, text)
 		require.ErrorContains(t, err, "1 of 3 checks failed, first check 1")
 		require.True(t, ds[0].Allowed)
@@ -179,7 +179,7 @@ func batchOneByOne(t *testing.T, client redis.UniversalClient) {
 			require.NoError(rt, err)
 			for i, r := range reqs {
 				want, _ := ref.Acquire(ctx, r)
-				want.RetryAfter, want.ResetAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.ResetAfter), ceilMicro(want.RefillAfter)
+				want.RetryAfter, want.FullAfter, want.RefillAfter = ceilMicro(want.RetryAfter), ceilMicro(want.FullAfter), ceilMicro(want.RefillAfter)
 				require.Equal(rt, want, ds[i], "check %d under %s", i, r.Policy)
 			}
 		}
@@ -189,7 +189,7 @@ func batchOneByOne(t *testing.T, client redis.UniversalClient) {
 // TestBatchInvalid: an invalid check fails alone; the batch reports it and runs the others.
 func TestBatchInvalid(t *testing.T) {
 	s := redisstore.MustNew(redistest.Start(t).Client(t))
-	reqs := redisstore.Requests(limiter(t, s, eachKind[0], nil), 1, "a", "b", "c")
+	reqs := requests(limiter(t, s, eachKind[0], nil), 1, "a", "b", "c")
 	reqs[1].Cost = 0
 	ds, err := s.AcquireBatch(context.Background(), reqs)
 	require.ErrorIs(t, err, numerus.ErrInvalidArgument)
@@ -208,7 +208,7 @@ func TestQueue(t *testing.T) {
 	l := limiter(t, s, eachKind[0], nil)
 	_, err := l.Peek(ctx, "load the script")
 	require.NoError(t, err)
-	r := redisstore.Requests(l, 2, "alice")[0]
+	r := requests(l, 2, "alice")[0]
 	r.At = t0
 	pipe := c.Pipeline()
 	a := s.QueueAcquire(ctx, pipe, r)
@@ -219,7 +219,7 @@ func TestQueue(t *testing.T) {
 	da, err := a.Decision(ctx)
 	require.NoError(t, err)
 	require.Equal(t, keyed.Decision{Allowed: true, Remaining: 1, Limit: 3,
-		RetryAfter: keyed.WaitFor(0), ResetAfter: keyed.WaitFor(200 * time.Millisecond), RefillAfter: keyed.WaitFor(100 * time.Millisecond)}, da)
+		RetryAfter: keyed.DurationOf(0), FullAfter: keyed.DurationOf(200 * time.Millisecond), RefillAfter: keyed.DurationOf(100 * time.Millisecond)}, da)
 	require.Equal(t, int64(1), incr.Val())
 	db, err := b.Decision(ctx)
 	require.NoError(t, err)
@@ -237,13 +237,22 @@ func TestQueue(t *testing.T) {
 	require.Equal(t, int64(0), da.Remaining)
 }
 
+// requests returns l.Request(subject, cost) for each subject, as a batch of them.
+func requests[S any](l keyed.Limiter[S], cost int64, subjects ...S) []keyed.Request {
+	reqs := make([]keyed.Request, len(subjects))
+	for i, subject := range subjects {
+		reqs[i] = l.Request(subject, cost)
+	}
+	return reqs
+}
+
 // TestRequests: the requests of a limiter's subjects carry its keys, its policy and the cost, and
 // its clock's instant, or none for a limiter without a clock.
 func TestRequests(t *testing.T) {
 	c := newClock(t0)
 	for _, clk := range []*clock{nil, c} {
 		l := limiter(t, redisstore.MustNew(nil), eachKind[0], clk)
-		reqs := redisstore.Requests(l, 2, "a", "b")
+		reqs := requests(l, 2, "a", "b")
 		require.Len(t, reqs, 2)
 		for i, s := range []string{"a", "b"} {
 			require.Equal(t, l.Key(s), string(reqs[i].Key))
@@ -265,17 +274,17 @@ func TestBatchKeepsTheLimitersClock(t *testing.T) {
 	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
 	c := newClock(t0) // long past: by the server's clock every window below is over
 	l := limiter(t, s, "window 1/h", c)
-	ds, err := s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a", "b"))
+	ds, err := s.AcquireBatch(ctx, requests(l, 1, "a", "b"))
 	require.NoError(t, err)
 	require.True(t, ds[0].Allowed && ds[1].Allowed)
 	d, err := l.TryAcquire(ctx, "a", 1)
 	require.NoError(t, err)
 	require.False(t, d.Allowed, "the batch's token was taken in the clock's window")
 	c.add(time.Hour)
-	ds, err = s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a", "b"))
+	ds, err = s.AcquireBatch(ctx, requests(l, 1, "a", "b"))
 	require.NoError(t, err)
 	require.True(t, ds[0].Allowed && ds[1].Allowed, "the clock's next window")
-	ds, err = s.AcquireBatch(ctx, redisstore.Requests(l, 1, "a"))
+	ds, err = s.AcquireBatch(ctx, requests(l, 1, "a"))
 	require.NoError(t, err)
 	require.False(t, ds[0].Allowed)
 }
@@ -286,7 +295,7 @@ func TestBatchKeepsTheLimitersClock(t *testing.T) {
 func TestBatchPerCallNumbers(t *testing.T) {
 	ctx := context.Background()
 	s := redisstore.MustNew(redistest.Start(t).Client(t), redisstore.WithMinTTL(time.Hour))
-	reqs := redisstore.Requests(limiter(t, s, "gcra 1/s burst 5", nil), 1, "a", "a", "a", "b", "a")
+	reqs := requests(limiter(t, s, "gcra 1/s burst 5", nil), 1, "a", "a", "a", "b", "a")
 	ref := memory.New(memory.WithGrace(time.Hour))
 	for i, c := range []int64{2, 3, 2, 5, 1} {
 		reqs[i].Cost, reqs[i].At = c, t0.Add(time.Duration(i)*time.Second/2)

@@ -46,8 +46,8 @@ func TestEncoding(t *testing.T) {
 // notExact are valid typed policies that the script cannot keep exact in integer microseconds
 // at or below 2^53.
 var notExact = map[string]typed.Spec{
-	"burst·period > 2^53":  keyed.Rate(1e9, time.Second, 1<<53),
-	"refill > 71 years":    keyed.Rate(1, time.Hour, 1<<20),
+	"burst·period > 2^53":  typed.Spec{Algo: typed.AlgoGCRA, Count: 1e9, Period: time.Second, Burst: 1 << 53},
+	"refill > 71 years":    typed.Spec{Algo: typed.AlgoGCRA, Count: 1, Period: time.Hour, Burst: 1 << 20},
 	"leaky 80 years":       {Algo: typed.AlgoLeaky, Count: 1, Period: 365 * 24 * time.Hour, Burst: 80},
 	"rate beyond 2^53/µs":  {Algo: typed.AlgoGCRA, Count: 1 << 50, Period: time.Nanosecond, Burst: 1},
 	"finite 2^53":          {Algo: typed.AlgoFinite, Count: 1 << 53},
@@ -63,7 +63,7 @@ var notExact = map[string]typed.Spec{
 	"window 2^51+1 µs":          {Algo: typed.AlgoWindow, Count: 1, Period: (1<<51 + 1) * time.Microsecond},
 	"window limit 2^53":         {Algo: typed.AlgoWindow, Count: 1 << 53, Period: time.Second},
 	"limit·window 2^53+1":       {Algo: typed.AlgoCount, Count: (1<<53 + 1) / 3, Period: 3 * time.Microsecond},
-	"in a tree":                 {Algo: typed.AlgoOr, Of: []typed.Spec{keyed.PerSecond(1), {Algo: typed.AlgoFinite, Count: 1 << 53}}},
+	"in a tree":                 {Algo: typed.AlgoOr, Of: []typed.Spec{numerus.Must(typed.Parse("1/s")), {Algo: typed.AlgoFinite, Count: 1 << 53}}},
 }
 
 // TestCheckPolicy: what the script could not keep exact fails with numerus.ErrInvalidArgument, in

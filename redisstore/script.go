@@ -186,16 +186,16 @@ func (c call) read(reply string) (keyed.Decision, error) {
 	if !c.caller {
 		base = v[5] * int64(time.Microsecond)
 	}
-	wait := func(us int64) keyed.Wait {
+	wait := func(us int64) keyed.Duration {
 		if us < 0 {
-			return keyed.Never()
+			return keyed.Duration{}
 		}
-		return keyed.WaitFor(time.Duration(us*int64(time.Microsecond) - base))
+		return keyed.DurationOf(time.Duration(us*int64(time.Microsecond) - base))
 	}
-	d := keyed.Decision{Allowed: v[0] == 1, Remaining: max(v[1], 0), Limit: v[2], RetryAfter: wait(v[3]), ResetAfter: wait(v[4]),
+	d := keyed.Decision{Allowed: v[0] == 1, Remaining: max(v[1], 0), Limit: v[2], RetryAfter: wait(v[3]), FullAfter: wait(v[4]),
 		RefillAfter: wait(v[6]), Binding: int(v[7])}
 	if d.Allowed {
-		d.RetryAfter = keyed.WaitFor(0)
+		d.RetryAfter = keyed.DurationOf(0)
 	}
 	return d, nil
 }

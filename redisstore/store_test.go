@@ -31,8 +31,8 @@ func TestAcquireGCRA(t *testing.T) {
 	d, err := l.TryAcquire(ctx, "alice", 1)
 	require.NoError(t, err)
 	require.False(t, d.Allowed)
-	require.Equal(t, keyed.WaitFor(100*time.Millisecond), d.RetryAfter)
-	require.Equal(t, keyed.WaitFor(300*time.Millisecond), d.ResetAfter)
+	require.Equal(t, keyed.DurationOf(100*time.Millisecond), d.RetryAfter)
+	require.Equal(t, keyed.DurationOf(300*time.Millisecond), d.FullAfter)
 	c.add(100 * time.Millisecond)
 	d, err = l.TryAcquire(ctx, "alice", 1)
 	require.NoError(t, err)
@@ -49,12 +49,12 @@ func TestCallerTimeRounding(t *testing.T) {
 	d, err := s.Acquire(ctx, keyed.Request{Key: []byte(t.Name()), Policy: p, Cost: 1, At: at})
 	require.NoError(t, err)
 	require.True(t, d.Allowed)
-	require.Equal(t, keyed.WaitFor(0), d.RetryAfter)
-	require.Equal(t, keyed.WaitFor(3*time.Microsecond-999), d.ResetAfter, "full at t0+3µs")
+	require.Equal(t, keyed.DurationOf(0), d.RetryAfter)
+	require.Equal(t, keyed.DurationOf(3*time.Microsecond-999), d.FullAfter, "full at t0+3µs")
 	d, err = s.Acquire(ctx, keyed.Request{Key: []byte(t.Name()), Policy: p, Cost: 1, At: at})
 	require.NoError(t, err)
 	require.False(t, d.Allowed)
-	require.Equal(t, keyed.WaitFor(3*time.Microsecond-999), d.RetryAfter)
+	require.Equal(t, keyed.DurationOf(3*time.Microsecond-999), d.RetryAfter)
 }
 
 // TestDeepestTree runs a tree of the deepest nesting package typed allows through the script.

@@ -113,7 +113,7 @@ func TestTTL(t *testing.T) {
 		name   string
 		policy string
 		cost   int64
-		full   time.Duration // until full: the decision's ResetAfter
+		full   time.Duration // until full: the decision's FullAfter
 		ttl    time.Duration // full rounded up to the millisecond; the script adds the slack
 	}{
 		{"gcra 10/s", "gcra 10/s burst 5", 2, 200 * time.Millisecond, 200 * time.Millisecond},
@@ -133,7 +133,7 @@ func TestTTL(t *testing.T) {
 			clk.set(t0)
 			d, ttl, pttl := acquireTTL(t, limiter(t, s, tc.policy, clk), c, tc.name, tc.cost)
 			require.True(t, d.Allowed)
-			require.Equal(t, keyed.WaitFor(tc.full), d.ResetAfter)
+			require.Equal(t, keyed.DurationOf(tc.full), d.FullAfter)
 			require.Equal(t, tc.ttl+keep, ttl)
 			require.LessOrEqual(t, pttl, ttl)
 			require.NotEqual(t, time.Duration(-1), pttl, "a key without TTL") // -2: gone already
@@ -174,7 +174,7 @@ func TestTTL(t *testing.T) {
 	t.Run("a spent finite bucket", func(t *testing.T) {
 		clk.set(t0)
 		d, ttl, _ := acquireTTL(t, limiter(t, s, "finite 3", clk), c, "finite", 1)
-		require.True(t, d.ResetAfter.IsNever())
+		require.True(t, d.FullAfter.IsNever())
 		require.Greater(t, ttl, 200*365*24*time.Hour)
 	})
 
@@ -210,7 +210,7 @@ func TestServerTime(t *testing.T) {
 	retry, ok := d.RetryAfter.Duration()
 	require.True(t, ok)
 	require.InDelta(t, float64(time.Hour), float64(retry), float64(slack))
-	reset, _ := d.ResetAfter.Duration()
+	reset, _ := d.FullAfter.Duration()
 	require.InDelta(t, float64(2*time.Hour), float64(reset), float64(slack))
 	require.Zero(t, retry%time.Microsecond, "the script counts microseconds")
 	ttl := c.PTTL(ctx, redisstore.RedisKey(l.Key("alice"))).Val()
@@ -239,7 +239,7 @@ func TestTTLGeneralEngine(t *testing.T) {
 			clk.set(t0)
 			d, ttl, pttl := acquireTTL(t, limiter(t, s, tc.policy, clk), c, tc.name, 1)
 			require.True(t, d.Allowed)
-			require.Equal(t, keyed.WaitFor(tc.full), d.ResetAfter)
+			require.Equal(t, keyed.DurationOf(tc.full), d.FullAfter)
 			require.Equal(t, tc.ttl+keep, ttl)
 			require.LessOrEqual(t, pttl, ttl)
 		})

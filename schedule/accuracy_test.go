@@ -27,7 +27,7 @@ func TestGateAccuracyUnderContention(t *testing.T) {
 		start := time.Now()
 		end := start.Add(span)
 		var want []time.Time
-		for at := range numerus.Schedule(policy, start, 1) {
+		for at := range numerus.Admissions(policy, start, 1) {
 			if at.After(end) {
 				break
 			}

@@ -22,7 +22,7 @@
 //
 // [Gate.Pause] and [Gate.RetryAfter] close the gate until an instant an upstream names (a 429
 // Retry-After, an SMTP 421), keeping the limiter's state. [Gate.Update] replaces the limiter
-// atomically, for a budget an upstream announces. [Gate.Schedule] forecasts the turns of the
+// atomically, for a budget an upstream announces. [Gate.Admissions] forecasts the turns of the
 // next takes.
 //
 // # Draining

@@ -45,7 +45,7 @@ func TestDrainRunsJobsAtThePlannersInstants(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := gcra(t, numerus.PerSecond(4), 2)
 		var want []time.Duration
-		for at := range numerus.Schedule(l, bubbleStart, 1) {
+		for at := range numerus.Admissions(l, bubbleStart, 1) {
 			if want = append(want, at.Sub(bubbleStart)); len(want) == 7 {
 				break
 			}

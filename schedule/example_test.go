@@ -11,6 +11,7 @@ import (
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/schedule"
+	"github.com/numerus-closus/numerus/typed"
 )
 
 func ExampleWait() {
@@ -29,7 +30,7 @@ func ExampleWait() {
 // paces every process that shares it.
 func ExampleAcquire() {
 	// 2 at once, then one a minute: up to 2 in any minute.
-	l, err := keyed.New(memory.New(), keyed.Rate(1, time.Minute, 2), keyed.StringKey{})
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("gcra 1/m burst 2")), keyed.StringKey{})
 	if err != nil {
 		panic(err)
 	}
@@ -58,11 +59,11 @@ func ExampleGate_Take() {
 	// true
 }
 
-func ExampleGate_Schedule() {
+func ExampleGate_Admissions() {
 	// 2 at once, then one every 500ms: 3 in the first second, as below.
 	g := schedule.NewGate(numerus.Must(numerus.GCRA(numerus.PerSecond(2), 2)))
 	var start time.Time
-	for at := range g.Schedule(1) {
+	for at := range g.Admissions(1) {
 		if start.IsZero() {
 			start = at
 		}

@@ -290,7 +290,7 @@ func stepTo(f *clock.Fake, target time.Time, after func()) {
 
 // firstTurn returns the gate's forecast for a take of cost, and false for never.
 func firstTurn(g *Gate, cost int64) (time.Time, bool) {
-	for at := range g.Schedule(cost) {
+	for at := range g.Admissions(cost) {
 		return at, true
 	}
 	return time.Time{}, false

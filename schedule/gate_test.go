@@ -340,7 +340,7 @@ func TestGatePanicsOnCostBelowOne(t *testing.T) {
 	g := NewGate(numerus.AlwaysAllow())
 	assert.Panics(t, func() { g.TryTake(0) })
 	assert.Panics(t, func() { _, _ = g.Take(context.Background(), -1) })
-	assert.Panics(t, func() { g.Schedule(0) })
+	assert.Panics(t, func() { g.Admissions(0) })
 }
 
 // TestGatePauseFailsAWaiterDueAtItsDeadline: a pause that moves a waiter's turn exactly onto its

@@ -152,7 +152,7 @@ func (failing) Reset(context.Context, keyed.Request) error { return errDown }
 type faulty struct{ failing }
 
 func (faulty) Acquire(context.Context, keyed.Request) (keyed.Decision, error) {
-	return keyed.Decision{RetryAfter: keyed.WaitFor(0)}, nil
+	return keyed.Decision{RetryAfter: keyed.DurationOf(0)}, nil
 }
 
 // TestAcquireZeroLimiterIsNotNever: the zero keyed Limiter's error is not a cost above the

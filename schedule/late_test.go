@@ -9,6 +9,7 @@ import (
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/clock"
+	"github.com/numerus-closus/numerus/internal/limits"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -312,12 +313,12 @@ func TestGateLateWakeUpAsksTheLimiterAtNow(t *testing.T) {
 	assert.True(t, l.admitted.Equal(t0.Add(200*time.Millisecond)), "admitted at now: %v", *l.admitted)
 }
 
-// TestGateHandsOnAlongABurst: more than MaxSearch waiters queued during a pause may all go at its
+// TestGateHandsOnAlongABurst: more than limits.Search waiters queued during a pause may all go at its
 // end, with the burst the limiter holds. The timer wakes the head only; each, once charged at the
 // instant it runs, wakes the next, one at a time (no thundering herd); and the last, beyond the
 // burst, gets the timer, armed for its turn counted from the charges before it.
 func TestGateHandsOnAlongABurst(t *testing.T) {
-	n := numerus.MaxSearch + 3
+	n := limits.Search + 3
 	policy := gcra(t, numerus.PerSecond(10), int64(n))
 	f := clock.NewFake(t0)
 	g := newGate(policy, f)

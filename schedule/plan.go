@@ -5,14 +5,15 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
-// Schedule applies the pure planner, numerus.Schedule, to the gate as it is now: the instants at
+// Admissions applies the pure planner, numerus.Admissions, to the gate as it is now: the instants at
 // which back-to-back takes of cost would be admitted, behind the current waiters and after the
 // pause, if nothing else took from the gate and every wake-up came on time; each with the limiter
 // that would follow. It is a snapshot: the gate is not changed, and later takes do not change the
 // sequence.
-func (g *Gate) Schedule(cost int64) iter.Seq2[time.Time, numerus.Limiter] {
+func (g *Gate) Admissions(cost int64) iter.Seq2[time.Time, numerus.Limiter] {
 	checkCost(cost)
 	now := g.lock()
 	defer g.mu.Unlock()
@@ -20,7 +21,7 @@ func (g *Gate) Schedule(cost int64) iter.Seq2[time.Time, numerus.Limiter] {
 	if !ok {
 		return func(func(time.Time, numerus.Limiter) bool) {}
 	}
-	return numerus.Schedule(l, at, cost)
+	return numerus.Admissions(l, at, cost)
 }
 
 // forecast returns when a take of cost would be admitted behind the waiters.
@@ -88,9 +89,9 @@ func latest(a, b time.Time) time.Time {
 }
 
 // first returns the limiter after the first admission of cost from at, and its instant: the first
-// element of numerus.Schedule(l, at, cost), without the iterator.
+// element of numerus.Admissions(l, at, cost), without the iterator.
 func first(l numerus.Limiter, at time.Time, cost int64) (numerus.Limiter, time.Time, bool) {
-	for range numerus.MaxSearch {
+	for range limits.Search {
 		next, from, ok := l.DebitN(at, cost)
 		if ok {
 			return next, at, true
@@ -104,7 +105,7 @@ func first(l numerus.Limiter, at time.Time, cost int64) (numerus.Limiter, time.T
 	return l, at, false
 }
 
-// plan is the queue played through the planner (numerus.Schedule, one take per waiter): the
+// plan is the queue played through the planner (numerus.Admissions, one take per waiter): the
 // limiter once every waiter is served and the instant the last one is (ok false if one never
 // is), and each waiter's turn in its turn field.
 //

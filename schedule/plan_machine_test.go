@@ -130,22 +130,22 @@ func (tg *twinGates) Pause(t *rapid.T) {
 	tg.replayed.RetryAfter(d)
 }
 
-func (tg *twinGates) Schedule(t *rapid.T) {
+func (tg *twinGates) Admissions(t *rapid.T) {
 	cost := rapid.Int64Range(1, tg.burst+1).Draw(t, "cost")
 	tg.forget()
 	var kept, replayed []string
-	for at, l := range tg.kept.Schedule(cost) {
+	for at, l := range tg.kept.Admissions(cost) {
 		if kept = append(kept, fmt.Sprint(at, l.Status(at))); len(kept) == 4 {
 			break
 		}
 	}
-	for at, l := range tg.replayed.Schedule(cost) {
+	for at, l := range tg.replayed.Admissions(cost) {
 		if replayed = append(replayed, fmt.Sprint(at, l.Status(at))); len(replayed) == 4 {
 			break
 		}
 	}
 	if fmt.Sprint(kept) != fmt.Sprint(replayed) {
-		t.Fatalf("Schedule: kept %v, replayed %v", kept, replayed)
+		t.Fatalf("Admissions: kept %v, replayed %v", kept, replayed)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/clock"
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
 // counting is a limiter that counts the debits made of it and of every limiter it leaves.
@@ -234,41 +235,41 @@ func (openingAt) Status(time.Time) numerus.Status { return numerus.Status{Limit:
 
 func (openingAt) String() string { return "opening" }
 
-// TestGateAndScheduleGiveUpAlike: the Gate's forecast and numerus.Schedule give up after the same
-// number of refusals in a row (MaxSearch), so they agree on a limiter that needs one fewer and on
+// TestGateAndAdmissionsGiveUpAlike: the Gate's forecast and numerus.Admissions give up after the same
+// number of refusals in a row (limits.Search), so they agree on a limiter that needs one fewer and on
 // one that needs that many.
-func TestGateAndScheduleGiveUpAlike(t *testing.T) {
-	for _, refusals := range []int{numerus.MaxSearch - 1, numerus.MaxSearch} {
+func TestGateAndAdmissionsGiveUpAlike(t *testing.T) {
+	for _, refusals := range []int{limits.Search - 1, limits.Search} {
 		l := openingAt{from: t0.Add(time.Duration(refusals))}
 		g := newGate(l, clock.NewFake(t0))
 		from, _ := g.TryTake(1)
 		planned := false
-		for range numerus.Schedule(l, t0, 1) {
+		for range numerus.Admissions(l, t0, 1) {
 			planned = true
 			break
 		}
-		require.Equal(t, refusals < numerus.MaxSearch, planned, "%d refusals: Schedule", refusals)
+		require.Equal(t, refusals < limits.Search, planned, "%d refusals: Admissions", refusals)
 		require.Equal(t, planned, !from.IsNever(), "%d refusals: the gate's forecast %v", refusals, from)
 	}
 }
 
-func TestGateScheduleIsThePlannerOnTheGateState(t *testing.T) {
+func TestGateAdmissionsIsThePlannerOnTheGateState(t *testing.T) {
 	f := clock.NewFake(t0)
 	l := gcra(t, numerus.PerSecond(2), 2)
 	g := newGate(l, f)
 	var want []time.Time
-	for at := range numerus.Schedule(l, t0, 1) {
+	for at := range numerus.Admissions(l, t0, 1) {
 		if want = append(want, at); len(want) == 6 {
 			break
 		}
 	}
-	assert.Equal(t, want, firstN(g.Schedule(1), 6))
+	assert.Equal(t, want, firstN(g.Admissions(1), 6))
 
 	g.Pause(t0.Add(time.Minute))
-	got := firstN(g.Schedule(1), 3)
+	got := firstN(g.Admissions(1), 3)
 	p := t0.Add(time.Minute)
 	assert.Equal(t, []time.Time{p, p, p.Add(500 * time.Millisecond)}, got, "after the pause, full again")
-	assert.Empty(t, firstN(g.Schedule(3), 1), "never: nothing")
+	assert.Empty(t, firstN(g.Admissions(3), 1), "never: nothing")
 }
 
 func firstN(seq func(func(time.Time, numerus.Limiter) bool), n int) []time.Time {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
 // allocs returns the average allocations of a debit and of a status of l, debited at instants
@@ -90,7 +91,7 @@ func TestDynamicAllocatesOnlyToBox(t *testing.T) {
 func TestDebitInAllocatesNothing(t *testing.T) {
 	for _, text := range []string{"gcra 100/s burst 5", "gcra 100/s burst 100 & window 50/s", "count 50/s | token 10/s & gcra 3/ms & finite 9"} {
 		p := MustCompile(text)
-		s, at := p.Fresh(), UnixNanos(t0)
+		s, at := p.Fresh(), kernel.FromTime(t0)
 		n := testing.AllocsPerRun(1000, func() {
 			at += int64(3 * time.Millisecond)
 			_, _ = p.DebitIn(&s, at, 1)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
 // benchLoop calls debit once per iteration, 1µs apart, at a rate that both admits and refuses,
@@ -183,7 +184,7 @@ func BenchmarkPolicyDebitIn(b *testing.B) {
 		b.Run("policy="+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			p := MustCompile(c.text)
-			s, at := p.Fresh(), UnixNanos(t0)
+			s, at := p.Fresh(), kernel.FromTime(t0)
 			for b.Loop() {
 				at += int64(time.Microsecond)
 				_, _ = p.DebitIn(&s, at, 1)

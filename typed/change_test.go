@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
 // lived debits p's fresh state along a random timeline and returns it with the latest instant.
@@ -162,7 +164,7 @@ func TestContinueKeepsLogs(t *testing.T) {
 		assert.Equal(t, 1, took, "DebitN under %s after %s", p, a)
 		moved, took = p.Continue(a, s, at), 0
 		for range 3 {
-			if _, ok := p.DebitIn(&moved, UnixNanos(at), 1); ok {
+			if _, ok := p.DebitIn(&moved, kernel.FromTime(at), 1); ok {
 				took++
 			}
 		}

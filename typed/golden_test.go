@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -152,7 +154,7 @@ func TestLegacyBurstsCarriedOver(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, sp.DecidesLike(was))
 	for name, s := range map[string]State{"DecodeState": got, "Continue": now.Continue(sp, snapped, at)} {
-		require.Equal(t, int64(1), now.c.leaves[0].status(&s, UnixNanos(at)).Remaining, "%s: the GCRA's tokens", name)
+		require.Equal(t, int64(1), now.c.leaves[0].status(&s, kernel.FromTime(at)).Remaining, "%s: the GCRA's tokens", name)
 		boundedLeaves(t, now, s) // each leaf admits at most its new burst
 	}
 }

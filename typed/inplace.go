@@ -1,26 +1,14 @@
 package typed
 
-import (
-	"time"
-
-	"github.com/numerus-closus/numerus/internal/kernel"
-)
+import "github.com/numerus-closus/numerus/internal/kernel"
 
 // This file is the API of stores: a debit on a State kept in place, on instants in nanoseconds
-// since the Unix epoch, reporting in one call what a store's answer needs. It runs the same
-// kernels as DebitN and Status, in the same order.
-
-// Never is the instant, in the nanoseconds of [Outcome], of an event that never comes: the
-// largest int64. Every finite instant is smaller.
-const Never int64 = kernel.Never
-
-// UnixNanos returns t in nanoseconds since the Unix epoch, clamped to the years 1678 to 2262 as
-// every decision clamps it: the instant [Policy.DebitIn] and [Policy.PeekIn] take for t.
-func UnixNanos(t time.Time) int64 { return kernel.FromTime(t) }
+// since the Unix epoch (of the years 1678 to 2262; math.MaxInt64 is never), reporting in one call
+// what a store's answer needs. It runs the same kernels as DebitN and Status, in the same order.
 
 // Outcome is what [Policy.DebitIn] and [Policy.PeekIn] report beside the verdict: the subject's
 // Status after the debit and when the same debit would be admitted, in nanoseconds since the
-// Unix epoch, or Never.
+// Unix epoch, or math.MaxInt64 when that never comes.
 //
 // The zero Outcome holds a limit of zero, with Retry and Full at the epoch.
 type Outcome struct {
@@ -29,13 +17,13 @@ type Outcome struct {
 	// Limit is the policy's capacity, as numerus.Status reports it.
 	Limit int64
 	// Retry is the instant the same debit would be admitted: the debit's own instant when it was
-	// admitted, else the exact earliest one, or Never.
+	// admitted, else the exact earliest one, or never.
 	Retry int64
-	// Full is the instant the subject is full again if it takes nothing more, or Never.
+	// Full is the instant the subject is full again if it takes nothing more, or never.
 	Full int64
 	// Next is the instant from which the subject holds one token more than Remaining, if it
 	// takes nothing more (a debit of Remaining+1 would be admitted then): the debit's own instant
-	// when it is full, Never when it never refills.
+	// when it is full, never when it never refills.
 	Next int64
 	// Binds is the index, among the policy's leaves in the order the notation writes them, of
 	// the limit that binds: on a refusal the one whose wait Retry is (in an And the latest, in an
@@ -45,7 +33,7 @@ type Outcome struct {
 	Binds int
 }
 
-var zeroOutcome = Outcome{Retry: Never, Full: Never, Next: Never}
+var zeroOutcome = Outcome{Retry: kernel.Never, Full: kernel.Never, Next: kernel.Never}
 
 // DebitIn takes cost tokens at at (nanoseconds since the Unix epoch) from the State *s, all or
 // nothing, in place, and reports whether it admitted and the Outcome. It decides as DebitN does,

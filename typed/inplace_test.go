@@ -8,13 +8,14 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
 // nanosOf returns the Outcome instant of a NextDebitable.
 func nanosOf(n numerus.NextDebitable) int64 {
 	t, ok := n.Time()
 	if !ok {
-		return Never
+		return kernel.Never
 	}
 	return t.UnixNano()
 }
@@ -30,7 +31,7 @@ func TestDebitInLikeRoot(t *testing.T) {
 		root, s, at := rootOf(t, sp), p.Fresh(), t0
 		for i, st := range genTimeline(t) {
 			at = at.Add(st.delta)
-			ns := UnixNanos(at)
+			ns := kernel.FromTime(at)
 			_, peekFrom, peekOK := root.DebitN(at, 1)
 			wantPeek := withoutBinding(sp, rootOutcome(peekOK, peekFrom, root, at))
 			before, words := s, p.Words(s)
@@ -55,10 +56,10 @@ func TestDebitInAtNever(t *testing.T) {
 	for _, text := range []string{"gcra 10/s", "token 10/s", "leaky 10/s", "window 10/s", "count 10/s",
 		"sliding 10/s", "buckets 10/s in 2", "10/s & window 5/s"} {
 		p := MustCompile(text)
-		viaN, _, okN := p.DebitN(p.Fresh(), time.Unix(0, Never), 1)
+		viaN, _, okN := p.DebitN(p.Fresh(), time.Unix(0, kernel.Never), 1)
 		s := p.Fresh()
-		_, okPeek := p.PeekIn(&s, Never)
-		_, ok := p.DebitIn(&s, Never, 1)
+		_, okPeek := p.PeekIn(&s, kernel.Never)
+		_, ok := p.DebitIn(&s, kernel.Never, 1)
 		require.True(t, okN && ok && okPeek, text)
 		require.Equal(t, p.Words(viaN), p.Words(s), "%s: DebitIn at Never differs from DebitN", text)
 		_, err := p.DecodeState(p.AppendState(nil, s))
@@ -79,7 +80,7 @@ func outcome(o Outcome, ok bool) admission { return admission{o, ok} }
 // after's Remaining, or at when it is full.
 func rootOutcome(ok bool, from numerus.NextDebitable, after numerus.Limiter, at time.Time) admission {
 	st := after.Status(at)
-	ns := UnixNanos(at)
+	ns := kernel.FromTime(at)
 	o := Outcome{Remaining: st.Remaining, Limit: st.Limit, Retry: nanosOf(from), Full: nanosOf(st.Full)}
 	if ok {
 		o.Retry = ns
@@ -104,9 +105,9 @@ func withoutBinding(sp Spec, a admission) admission {
 // TestDebitInZeroPolicy: the zero Policy refuses with Never and a zero limit, as DebitN does.
 func TestDebitInZeroPolicy(t *testing.T) {
 	var s State
-	want := admission{Outcome{Retry: Never, Full: Never, Next: Never}, false}
-	require.Equal(t, want, outcome(Policy{}.DebitIn(&s, UnixNanos(t0), 1)))
-	require.Equal(t, want, outcome(Policy{}.PeekIn(&s, UnixNanos(t0))))
+	want := admission{Outcome{Retry: kernel.Never, Full: kernel.Never, Next: kernel.Never}, false}
+	require.Equal(t, want, outcome(Policy{}.DebitIn(&s, kernel.FromTime(t0), 1)))
+	require.Equal(t, want, outcome(Policy{}.PeekIn(&s, kernel.FromTime(t0))))
 	require.Panics(t, func() { MustCompile("10/s").DebitIn(&s, 0, 0) }, "a cost below 1")
 }
 
@@ -118,15 +119,15 @@ func TestDebitInForeignState(t *testing.T) {
 	for _, s := range []State{{}, other.Fresh()} {
 		orig := s
 		_, _, wantOK := p.DebitN(s, t0, 1)
-		_, ok := p.PeekIn(&s, UnixNanos(t0))
+		_, ok := p.PeekIn(&s, kernel.FromTime(t0))
 		require.Equal(t, wantOK, ok)
 		require.Equal(t, orig, s)
 		next, _, _ := p.DebitN(s, t0, 1)
-		_, ok = p.DebitIn(&s, UnixNanos(t0), 1)
+		_, ok = p.DebitIn(&s, kernel.FromTime(t0), 1)
 		require.True(t, ok)
 		require.Equal(t, p.Words(next), p.Words(s))
 		refused := s
-		_, ok = p.DebitIn(&s, UnixNanos(t0), 1)
+		_, ok = p.DebitIn(&s, kernel.FromTime(t0), 1)
 		require.False(t, ok)
 		require.Equal(t, refused, s)
 	}
@@ -161,7 +162,7 @@ func TestForeignLogReadsAsItsOwn(t *testing.T) {
 			if s, _, ok = p.DebitN(s, t0.Add(time.Minute), 1); ok {
 				admitted++
 			}
-			if _, ok = p.DebitIn(&s, UnixNanos(t0.Add(time.Minute)), 1); ok {
+			if _, ok = p.DebitIn(&s, kernel.FromTime(t0.Add(time.Minute)), 1); ok {
 				admitted++
 			}
 		}
@@ -186,7 +187,7 @@ func TestForeignLogGainsNothingUnderALargerLimit(t *testing.T) {
 	_, _, ok = wide.DebitN(spent, at, 1)
 	require.False(t, ok, "DebitN")
 	s := spent
-	_, ok = wide.DebitIn(&s, UnixNanos(at), 1)
+	_, ok = wide.DebitIn(&s, kernel.FromTime(at), 1)
 	require.False(t, ok, "DebitIn")
 }
 
@@ -213,7 +214,7 @@ func TestRefusedForeignDebitInChangesNothing(t *testing.T) {
 	spent := admitEach(t, narrow, narrow.Fresh(), t0, t0.Add(30*time.Minute))
 	before := narrow.AppendState(nil, spent)
 	s := spent
-	_, ok := wide.DebitIn(&s, UnixNanos(t0.Add(40*time.Minute)), 1)
+	_, ok := wide.DebitIn(&s, kernel.FromTime(t0.Add(40*time.Minute)), 1)
 	require.False(t, ok)
 	require.Equal(t, spent, s)
 	require.Equal(t, before, narrow.AppendState(nil, s))
@@ -238,7 +239,7 @@ func admitEach(t *testing.T, p Policy, s State, ats ...time.Time) State {
 // fewest tokens left, in an Or the one with the most; leaves numbered in the order the notation
 // writes them), and the instant the tree holds one token more.
 func TestOutcomeBinding(t *testing.T) {
-	at := UnixNanos(t0) // on the minute
+	at := kernel.FromTime(t0) // on the minute
 	for _, c := range []struct {
 		text  string
 		cost  int64

@@ -25,11 +25,11 @@ func TestRefusalHolds(t *testing.T) {
 			q := mustCompile(t, genSpec(t, 2))
 			qs := q.Fresh()
 			for _, st := range genTimeline(t) {
-				q.DebitIn(&qs, UnixNanos(t0.Add(st.delta)), st.cost)
+				q.DebitIn(&qs, kernel.FromTime(t0.Add(st.delta)), st.cost)
 			}
 			s = p.Continue(q, qs, t0)
 		}
-		at := rapid.SampledFrom([]int64{UnixNanos(t0), kernel.MaxInstant - int64(time.Hour), kernel.MinInstant + int64(time.Hour)}).Draw(t, "start")
+		at := rapid.SampledFrom([]int64{kernel.FromTime(t0), kernel.MaxInstant - int64(time.Hour), kernel.MinInstant + int64(time.Hour)}).Draw(t, "start")
 		for i, st := range genTimeline(t) {
 			at = max(min(at+int64(st.delta), kernel.MaxInstant), kernel.MinInstant)
 			o, ok := p.DebitIn(&s, at, st.cost)

@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/internal/limits"
 )
 
@@ -316,7 +317,7 @@ func TestDecodeRejectsWhatTheChecksCatchAlone(t *testing.T) {
 		data []byte
 		into interface{ UnmarshalBinary([]byte) error }
 	}{
-		{"tat never", snap(spec("gcra 1/s burst 2"), []int64{Never, 0, Never - 1}), new(GCRA)},
+		{"tat never", snap(spec("gcra 1/s burst 2"), []int64{kernel.Never, 0, kernel.Never - 1}), new(GCRA)},
 		{"count start after last", snap(spec("count 5/s"), []int64{last + sec, 0, 5, last}), new(SlidingWindowCount)},
 		{"log entry unrounded, before last", snap(spec("buckets 5/s in 5"), []int64{last, last - 1, 1}), new(SlidingWindow)},
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // These tests hold explain's counts to a brute force that shares none of its search: the root's
-// planner, numerus.Schedule, run through the policy as a numerus.Limiter, one cost-1 debit at a
+// planner, numerus.Admissions, run through the policy as a numerus.Limiter, one cost-1 debit at a
 // time, from every phase of the policy's windows (nanosecond by nanosecond for the small policies
 // drawn here), with the span slid over every admission of each run.
 
@@ -29,11 +29,11 @@ func bruteMost(p typed.Policy, from, phases, horizon, span int64) int64 {
 	return best
 }
 
-// scheduleFrom lists the instants numerus.Schedule admits at, from a fresh policy at start,
+// scheduleFrom lists the instants numerus.Admissions admits at, from a fresh policy at start,
 // before end.
 func scheduleFrom(p typed.Policy, start, end int64) []int64 {
 	var at []int64
-	for t := range numerus.Schedule(p.Limiter(p.Fresh()), time.Unix(0, start), 1) {
+	for t := range numerus.Admissions(p.Limiter(p.Fresh()), time.Unix(0, start), 1) {
 		if t.UnixNano() >= end {
 			break
 		}

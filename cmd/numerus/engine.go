@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -13,9 +14,9 @@ import (
 // nanoseconds since the Unix epoch, and every request costs 1.
 type limiter interface {
 	// debit takes one token at at: true and the limiter holds the next state, or false, the state
-	// unchanged, and the instant from which the same debit would be admitted (typed.Never).
+	// unchanged, and the instant from which the same debit would be admitted (kernel.Never).
 	debit(at int64) (retry int64, ok bool)
-	// status reports the tokens remaining at at and when the limiter is full again (typed.Never).
+	// status reports the tokens remaining at at and when the limiter is full again (kernel.Never).
 	status(at int64) (remaining, full int64)
 	// state returns the limiter's state as bytes, equal for equal states.
 	state() []byte
@@ -68,11 +69,11 @@ func (t *typedLimiter[L]) state() []byte {
 	return b
 }
 
-// instant converts an answer to nanoseconds, typed.Never for numerus.Never.
+// instant converts an answer to nanoseconds, kernel.Never for numerus.Never.
 func instant(n numerus.NextDebitable) int64 {
 	t, ok := n.Time()
 	if !ok {
-		return typed.Never
+		return kernel.Never
 	}
 	return t.UnixNano()
 }

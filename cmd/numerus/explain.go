@@ -3,6 +3,7 @@ package main
 import (
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -20,7 +21,7 @@ type figures struct {
 	sustained rate  // admitted over a common period of every limit, once past the first
 	steady    bool  // whether each such period took the same (else sustained is their mean)
 	steadyCut bool  // whether the budget cut those periods short, or they are not common to all
-	refill    int64 // the longest wait until full, after an admission (typed.Never: never)
+	refill    int64 // the longest wait until full, after an admission (kernel.Never: never)
 	most      []int64
 	lower     []bool // for each span, whether its count is a lower bound (see most)
 }
@@ -132,8 +133,8 @@ func steady(p policy, start, common int64, b *budget) (burst int64, r rate, stea
 		if common > 0 {
 			periods[(at-start)/common]++
 		}
-		if full == typed.Never || refill == typed.Never {
-			refill = typed.Never
+		if full == kernel.Never || refill == kernel.Never {
+			refill = kernel.Never
 		} else {
 			refill = max(refill, full-at)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 	"github.com/stretchr/testify/require"
 )
@@ -34,7 +35,7 @@ var goldenPolicies = []struct {
 }
 
 // TestExplainGolden compares explain's text with testdata/NAME.golden (go test -update rewrites
-// them), and every figure in it with a brute force through numerus.Schedule.
+// them), and every figure in it with a brute force through numerus.Admissions.
 func TestExplainGolden(t *testing.T) {
 	for _, g := range goldenPolicies {
 		t.Run(g.name, func(t *testing.T) {
@@ -65,7 +66,7 @@ func checkGolden(t *testing.T, path string, got []byte) {
 	require.Equal(t, string(want), string(got))
 }
 
-// checkBrute replays sp through numerus.Schedule, one cost-1 debit at a time, from each phase of
+// checkBrute replays sp through numerus.Admissions, one cost-1 debit at a time, from each phase of
 // the grid, and holds every figure of f to what the replays give.
 func checkBrute(t *testing.T, sp typed.Spec, f figures, spans []int64, step time.Duration) {
 	t.Helper()
@@ -100,11 +101,11 @@ func gridPhases(al alignment, step time.Duration) []int64 {
 	return at
 }
 
-// bruteSteady is steady's figures, from numerus.Schedule and each limiter's own Status.
+// bruteSteady is steady's figures, from numerus.Admissions and each limiter's own Status.
 func bruteSteady(p typed.Policy, start, common int64) (burst int64, r rate, refill int64) {
 	periods := make([]int64, steadyPeriods+1)
 	end := start + max((steadyPeriods+1)*common, 1)
-	for at, l := range numerus.Schedule(p.Limiter(p.Fresh()), time.Unix(0, start), 1) {
+	for at, l := range numerus.Admissions(p.Limiter(p.Fresh()), time.Unix(0, start), 1) {
 		ns := at.UnixNano()
 		if ns >= end {
 			break
@@ -116,8 +117,8 @@ func bruteSteady(p typed.Policy, start, common int64) (burst int64, r rate, refi
 			periods[(ns-start)/common]++
 		}
 		full, ok := l.Status(at).Full.Time()
-		if !ok || refill == typed.Never {
-			refill = typed.Never
+		if !ok || refill == kernel.Never {
+			refill = kernel.Never
 		} else {
 			refill = max(refill, full.UnixNano()-ns)
 		}

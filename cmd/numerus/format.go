@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -148,7 +149,7 @@ func sustained(f figures) string {
 }
 
 func fmtRefill(d int64) string {
-	if d == typed.Never {
+	if d == kernel.Never {
 		return "never"
 	}
 	return fmtDur(d)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -32,7 +33,7 @@ import (
 //     sender started at B−L and, for each distinct instant t it admits at before B, the start
 //     a = B−1ns−(t−(B−L)) that puts that admission at B−1ns (and B−1ns itself), and counts from
 //     each. TestMostMatchesEveryPhase checks the search against every phase, nanosecond by
-//     nanosecond, on small random policies, and the golden tests against numerus.Schedule.
+//     nanosecond, on small random policies, and the golden tests against numerus.Admissions.
 //
 // An Or is not monotone (see most): its counts are exact without windows, and lower bounds with.
 //
@@ -78,7 +79,7 @@ func (g *sender) next(end int64) (at int64, ok bool) {
 		if ok {
 			return g.at, true
 		}
-		if retry == typed.Never || retry <= g.at {
+		if retry == kernel.Never || retry <= g.at {
 			return 0, false
 		}
 		g.at = retry

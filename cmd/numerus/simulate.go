@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -108,7 +109,7 @@ func (s *simulation) step(at int64) {
 	}
 	s.refusedUntil = retry
 	s.refused++
-	if retry == typed.Never {
+	if retry == kernel.Never {
 		s.never++
 		return
 	}

@@ -32,7 +32,7 @@ func TestTokenIsTakenAtTheEndOfTheData(t *testing.T) {
 		checkCharges(t, o.charged, o.srv.transactions)
 		assert.True(t, o.charged[0].Equal(o.start.Add(2*slowServer)), "the first charged once MAIL and RCPT were answered")
 		var plan []time.Time
-		for p := range numerus.Schedule(limiter(o.paced), o.charged[0], 1) {
+		for p := range numerus.Admissions(limiter(o.paced), o.charged[0], 1) {
 			if plan = append(plan, p); len(plan) == n {
 				break
 			}

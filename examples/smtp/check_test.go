@@ -114,7 +114,7 @@ func TestSpan(t *testing.T) {
 // policy keep it, with the figures of the brief's example.
 func TestVerifyPassesWhatThePolicyAdmits(t *testing.T) {
 	var planned []time.Time
-	for p := range numerus.Schedule(limiter(policySpec()), t0, 1) {
+	for p := range numerus.Admissions(limiter(policySpec()), t0, 1) {
 		if planned = append(planned, p); len(planned) == 130 {
 			break
 		}

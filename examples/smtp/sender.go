@@ -179,7 +179,7 @@ func (s *sender) awaitTurn(ctx context.Context) error {
 
 // nextTurn returns when the gate would admit a token, if ever.
 func (s *sender) nextTurn() (time.Time, bool) {
-	for at := range s.gate.Schedule(1) {
+	for at := range s.gate.Admissions(1) {
 		return at, true
 	}
 	return time.Time{}, false
@@ -293,7 +293,7 @@ func (s *sender) report(total int, kept bool) {
 		s.plan = s.plan[1:]
 	} else {
 		s.plan = s.plan[:0]
-		for at := range s.gate.Schedule(1) {
+		for at := range s.gate.Admissions(1) {
 			if len(s.plan) == left {
 				break
 			}

@@ -185,7 +185,7 @@ func TestSendingFollowsThePolicyAndItsPlan(t *testing.T) {
 
 		assert.Equal(t, at, o.charged, "arrived when charged: no delays in the bubble")
 		var plan []time.Time
-		for p := range numerus.Schedule(limiter(o.paced), o.start, 1) {
+		for p := range numerus.Admissions(limiter(o.paced), o.start, 1) {
 			if plan = append(plan, p); len(plan) == n {
 				break
 			}

@@ -6,7 +6,8 @@
 //
 // It prints one line a package (its import path and the count) and the total. An identifier is
 // exported when a user can name it: a type, function, constant or variable at package level, a
-// method of an exported type, or an exported field of an exported struct.
+// method of an exported type or interface, or an exported field of an exported struct (embedded
+// ones by their type's name).
 package main
 
 import (
@@ -103,14 +104,11 @@ func exportedSpec(spec ast.Spec) int {
 			return 0
 		}
 		n++
-		if st, ok := s.Type.(*ast.StructType); ok {
-			for _, f := range st.Fields.List {
-				for _, name := range f.Names {
-					if name.IsExported() {
-						n++
-					}
-				}
-			}
+		switch t := s.Type.(type) {
+		case *ast.StructType:
+			n += exportedFields(t.Fields)
+		case *ast.InterfaceType:
+			n += exportedFields(t.Methods)
 		}
 	case *ast.ValueSpec:
 		for _, name := range s.Names {
@@ -120,6 +118,40 @@ func exportedSpec(spec ast.Spec) int {
 		}
 	}
 	return n
+}
+
+// exportedFields counts the exported names of a struct's fields or an interface's methods,
+// embedded ones by their type's name (an embedded interface's methods count where it is declared).
+func exportedFields(fl *ast.FieldList) int {
+	n := 0
+	for _, f := range fl.List {
+		if f.Names == nil {
+			if embeddedExported(f.Type) {
+				n++
+			}
+			continue
+		}
+		for _, name := range f.Names {
+			if name.IsExported() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// embeddedExported reports whether an embedded field or interface element is named by an
+// exported identifier (a union or ~T of a constraint names no field).
+func embeddedExported(t ast.Expr) bool {
+	switch x := t.(type) {
+	case *ast.StarExpr:
+		return embeddedExported(x.X)
+	case *ast.SelectorExpr:
+		return x.Sel.IsExported()
+	case *ast.Ident:
+		return x.IsExported()
+	}
+	return false
 }
 
 // receiverExported reports whether a method's receiver type is exported.

@@ -1,7 +1,8 @@
 // Package httplimit puts a keyed limit in front of HTTP handlers and tells clients about it with
 // the fields of the IETF ratelimit-headers draft (draft-ietf-httpapi-ratelimit-headers-11).
 //
-//	lim, err := keyed.New(memory.New(), keyed.PerSecond(100), keyed.StringKey{})
+//	policy, err := typed.Parse("100/s")
+//	lim, err := keyed.New(memory.New(), policy, keyed.StringKey{})
 //	mw, err := httplimit.New(lim, httplimit.FailClosed)
 //	http.Handle("/", mw.Handler(app))
 //

@@ -7,15 +7,17 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/httplimit"
 	"github.com/numerus-closus/numerus/keyed/memory"
+	"github.com/numerus-closus/numerus/typed"
 )
 
 func ExampleMiddleware() {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // a fixed clock, for the output
 	// Per client address: 2 at once, then one every 10s (up to 2 in any 10 seconds).
-	lim, _ := keyed.New(memory.New(), keyed.Rate(1, 10*time.Second, 2), keyed.StringKey{},
+	lim, _ := keyed.New(memory.New(), numerus.Must(typed.Parse("gcra 1/10s burst 2")), keyed.StringKey{},
 		keyed.WithClock(func() time.Time { return at }))
 	mw, _ := httplimit.New(lim, httplimit.FailClosed)
 	h := mw.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,8 +40,8 @@ func ExampleSetHeaders() {
 	h := http.Header{}
 	// 5 a second and 100 a minute: the minute's limit binds, and its next token comes in 30s.
 	qs := []httplimit.Quota{{Name: "burst", Limit: 5, Window: time.Second}, {Name: "minute", Limit: 100, Window: time.Minute}}
-	d := keyed.Decision{Allowed: true, Remaining: 2, Limit: 5, ResetAfter: keyed.WaitFor(45 * time.Second),
-		RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(30 * time.Second), Binding: 1}
+	d := keyed.Decision{Allowed: true, Remaining: 2, Limit: 5, FullAfter: keyed.DurationOf(45 * time.Second),
+		RetryAfter: keyed.DurationOf(0), RefillAfter: keyed.DurationOf(30 * time.Second), Binding: 1}
 	httplimit.SetHeaders(h, qs, d)
 	fmt.Println(h.Get("RateLimit-Policy"))
 	fmt.Println(h.Get("RateLimit"))

@@ -130,7 +130,7 @@ func policyItem(q Quota, limit int64) string {
 	}
 	item := nameOf(q) + ";q=" + sfInteger(limit)
 	if q.Window > 0 {
-		w, _ := keyed.WaitFor(q.Window).Seconds()
+		w, _ := keyed.DurationOf(q.Window).Seconds()
 		item += ";w=" + sfInteger(max(w, 1))
 	}
 	return item

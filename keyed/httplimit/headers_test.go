@@ -124,17 +124,17 @@ func TestSetHeaders(t *testing.T) {
 		d                 keyed.Decision
 		policy, rl, retry string
 	}{
-		{"admitted", keyed.Decision{Allowed: true, Remaining: 50, Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(29500 * time.Millisecond)},
+		{"admitted", keyed.Decision{Allowed: true, Remaining: 50, Limit: 100, FullAfter: keyed.DurationOf(time.Minute), RetryAfter: keyed.DurationOf(0), RefillAfter: keyed.DurationOf(29500 * time.Millisecond)},
 			`"default";q=100;w=60`, `"default";r=50;t=30`, ""},
-		{"full", keyed.Decision{Allowed: true, Remaining: 100, Limit: 100, ResetAfter: keyed.WaitFor(0), RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(0)},
+		{"full", keyed.Decision{Allowed: true, Remaining: 100, Limit: 100, FullAfter: keyed.DurationOf(0), RetryAfter: keyed.DurationOf(0), RefillAfter: keyed.DurationOf(0)},
 			`"default";q=100;w=60`, `"default";r=100;t=0`, ""},
-		{"refused", keyed.Decision{Remaining: 0, Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(1)},
+		{"refused", keyed.Decision{Remaining: 0, Limit: 100, FullAfter: keyed.DurationOf(time.Minute), RetryAfter: keyed.DurationOf(1)},
 			`"default";q=100;w=60`, `"default";r=0;t=1`, "1"},
-		{"refused 2.1s", keyed.Decision{Remaining: 1, Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(2100 * time.Millisecond)},
+		{"refused 2.1s", keyed.Decision{Remaining: 1, Limit: 100, FullAfter: keyed.DurationOf(time.Minute), RetryAfter: keyed.DurationOf(2100 * time.Millisecond)},
 			`"default";q=100;w=60`, `"default";r=1;t=3`, "3"},
 		{"never", keyed.Decision{Remaining: 0, Limit: 100},
 			`"default";q=100;w=60`, `"default";r=0`, ""},
-		{"beyond 15 digits", keyed.Decision{Remaining: 1e16, Limit: 1e17, ResetAfter: keyed.Never(), RetryAfter: keyed.WaitFor(time.Duration(1<<63 - 1))},
+		{"beyond 15 digits", keyed.Decision{Remaining: 1e16, Limit: 1e17, FullAfter: keyed.Duration{}, RetryAfter: keyed.DurationOf(time.Duration(1<<63 - 1))},
 			`"default";q=100;w=60`, `"default";r=999999999999999;t=9223372037`, "9223372037"},
 	} {
 		h := http.Header{}
@@ -144,10 +144,10 @@ func TestSetHeaders(t *testing.T) {
 		assert.Equal(t, c.retry, h.Get("Retry-After"), c.name)
 	}
 	h := http.Header{}
-	httplimit.SetHeaders(h, []httplimit.Quota{{Name: "a\"b\\é"}}, keyed.Decision{Allowed: true, Limit: 3, ResetAfter: keyed.WaitFor(0)})
+	httplimit.SetHeaders(h, []httplimit.Quota{{Name: "a\"b\\é"}}, keyed.Decision{Allowed: true, Limit: 3, FullAfter: keyed.DurationOf(0)})
 	assert.Equal(t, `"a\"b\\??";q=3`, h.Get("RateLimit-Policy"))
 	h = http.Header{}
-	httplimit.SetHeaders(h, []httplimit.Quota{{Limit: 1e16, Window: time.Hour}}, keyed.Decision{Allowed: true, Remaining: 5, ResetAfter: keyed.WaitFor(0)})
+	httplimit.SetHeaders(h, []httplimit.Quota{{Limit: 1e16, Window: time.Hour}}, keyed.Decision{Allowed: true, Remaining: 5, FullAfter: keyed.DurationOf(0)})
 	assert.Equal(t, `"default";q=999999999999999;w=3600`, h.Get("RateLimit-Policy"), "a quota beyond 15 digits")
 }
 
@@ -165,7 +165,7 @@ func TestQuotaOfAtTheEdge(t *testing.T) {
 func TestSetHeadersRetryAfterAtLeastOne(t *testing.T) {
 	q := []httplimit.Quota{{Name: "default", Limit: 100, Window: time.Minute}}
 	h := http.Header{}
-	httplimit.SetHeaders(h, q, keyed.Decision{Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(0)})
+	httplimit.SetHeaders(h, q, keyed.Decision{Limit: 100, FullAfter: keyed.DurationOf(time.Minute), RetryAfter: keyed.DurationOf(0)})
 	assert.Equal(t, `"default";r=0;t=0`, h.Get("RateLimit"))
 	assert.Equal(t, "1", h.Get("Retry-After"))
 }
@@ -175,10 +175,10 @@ func TestSetHeadersRetryAfterAtLeastOne(t *testing.T) {
 // would tell the client to come back.
 func TestSetHeadersReplacesRetryAfter(t *testing.T) {
 	q := []httplimit.Quota{{Name: "default", Limit: 100, Window: time.Minute}}
-	refused := keyed.Decision{Limit: 100, ResetAfter: keyed.WaitFor(time.Minute), RetryAfter: keyed.WaitFor(3 * time.Second)}
+	refused := keyed.Decision{Limit: 100, FullAfter: keyed.DurationOf(time.Minute), RetryAfter: keyed.DurationOf(3 * time.Second)}
 	for name, d := range map[string]keyed.Decision{
-		"admitted": {Allowed: true, Remaining: 1, Limit: 100, ResetAfter: keyed.WaitFor(time.Second), RetryAfter: keyed.WaitFor(0)},
-		"never":    {Limit: 100, ResetAfter: keyed.Never(), RetryAfter: keyed.Never()},
+		"admitted": {Allowed: true, Remaining: 1, Limit: 100, FullAfter: keyed.DurationOf(time.Second), RetryAfter: keyed.DurationOf(0)},
+		"never":    {Limit: 100, FullAfter: keyed.Duration{}, RetryAfter: keyed.Duration{}},
 	} {
 		h := http.Header{}
 		httplimit.SetHeaders(h, q, refused)

@@ -197,7 +197,7 @@ func (m Middleware) decide(ctx context.Context, key string, cost int64) (keyed.D
 		return m.l.TryAcquire(ctx, key, cost)
 	}
 	d, err := m.l.Peek(ctx, key)
-	d.Allowed, d.RetryAfter = false, keyed.Never()
+	d.Allowed, d.RetryAfter = false, keyed.Duration{}
 	return d, err
 }
 

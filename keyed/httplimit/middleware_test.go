@@ -14,6 +14,7 @@ import (
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/httplimit"
 	"github.com/numerus-closus/numerus/keyed/memory"
+	"github.com/numerus-closus/numerus/typed"
 )
 
 func TestMiddleware(t *testing.T) {
@@ -95,7 +96,7 @@ func TestMiddlewareStoreErrors(t *testing.T) {
 }
 
 func TestNewRejects(t *testing.T) {
-	l, err := keyed.New(memory.New(), keyed.PerSecond(1), keyed.StringKey{})
+	l, err := keyed.New(memory.New(), numerus.Must(typed.Parse("1/s")), keyed.StringKey{})
 	require.NoError(t, err)
 	_, err = httplimit.New(l, 0)
 	assert.Error(t, err)

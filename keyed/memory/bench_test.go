@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/benchpb"
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
@@ -16,9 +18,9 @@ import (
 // benchLimiter returns a limiter under which every measured check answers result: a limit no run
 // reaches, or one token per hour per subject, taken before the timer starts.
 func benchLimiter(b *testing.B, result string) keyed.Limiter[string] {
-	sp := keyed.Rate(1<<30, time.Hour, 1<<30)
+	sp := typed.Spec{Algo: typed.AlgoGCRA, Count: 1 << 30, Period: time.Hour, Burst: 1 << 30}
 	if result == "deny" {
-		sp = keyed.Rate(1, time.Hour, 1)
+		sp = numerus.Must(typed.Parse("gcra 1/h burst 1"))
 	}
 	return limiter(b, memory.New(), sp)
 }
@@ -109,10 +111,10 @@ func BenchmarkBytesPerSubject(b *testing.B) {
 // BenchmarkLayers is one admitted check of one existing subject, layer by layer, to show where
 // a TryAcquire spends its time: the policy's arithmetic on the State in place (debit), the
 // store's Acquire at a given instant (store) and on its own clock (clock), and the keyed
-// limiter's TryAcquire, which hands a string subject to the store's keyed.Bound (limiter).
+// limiter's TryAcquire, which hands a string subject to the store's bind.Bound (limiter).
 func BenchmarkLayers(b *testing.B) {
 	ctx := context.Background()
-	sp := keyed.Rate(1<<30, time.Hour, 1<<30)
+	sp := typed.Spec{Algo: typed.AlgoGCRA, Count: 1 << 30, Period: time.Hour, Burst: 1 << 30}
 	p, err := typed.Compile(sp)
 	if err != nil {
 		b.Fatal(err)
@@ -120,7 +122,7 @@ func BenchmarkLayers(b *testing.B) {
 	key := []byte("9:ratelimit:subject:42")
 	b.Run("layer=debit", func(b *testing.B) {
 		b.ReportAllocs()
-		s, at := p.Fresh(), typed.UnixNanos(t0)
+		s, at := p.Fresh(), kernel.FromTime(t0)
 		for b.Loop() {
 			at++
 			if _, ok := p.DebitIn(&s, at, 1); !ok {
@@ -165,7 +167,7 @@ func BenchmarkHotRefusal(b *testing.B) {
 	for _, mode := range []string{"ones", "mixed"} {
 		b.Run("mode="+mode, func(b *testing.B) {
 			ctx := context.Background()
-			l := limiter(b, memory.New(), keyed.Rate(2, time.Hour, 2))
+			l := limiter(b, memory.New(), numerus.Must(typed.Parse("gcra 2/h burst 2")))
 			if d, err := l.TryAcquire(ctx, "hot", 2); err != nil || !d.Allowed {
 				b.Fatalf("spending the subject: %v %v", d.Allowed, err)
 			}

@@ -4,11 +4,11 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/internal/bind"
 	"github.com/numerus-closus/numerus/typed"
 )
 
-// bound is the store's keyed.Bound of one namespace and policy.
+// bound is the store's bind.Bound of one namespace and policy.
 type bound struct {
 	s      *Store
 	p      typed.Policy
@@ -16,11 +16,11 @@ type bound struct {
 	hash   uint64 // of prefix
 }
 
-// Bind returns the keyed.Bound of the keys prefix+subject under p: what a keyed.Limiter of
-// string subjects checks them with, without framing their keys (see keyed.Binder). It decides as
+// bind returns the bind.Bound of the keys prefix+subject under p: what a keyed.Limiter of string
+// subjects checks them with, without framing their keys (see package bind). It decides as
 // Acquire and Peek do on the same keys, on the same entries. It returns nil for the zero Policy
 // or a prefix that is not a framed namespace, such as "9:ratelimit:".
-func (s *Store) Bind(prefix string, p typed.Policy) keyed.Bound {
+func (s *Store) bind(prefix string, p typed.Policy) bind.Bound {
 	if p == (typed.Policy{}) || prefix == "" || prefixLen(prefix) != len(prefix) {
 		return nil
 	}

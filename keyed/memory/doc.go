@@ -2,7 +2,8 @@
 // and only while the subject is below full.
 //
 //	store := memory.New()
-//	lim, err := keyed.New(store, keyed.PerSecond(10), keyed.StringKey{})
+//	policy, err := typed.Parse("10/s")
+//	lim, err := keyed.New(store, policy, keyed.StringKey{})
 //	d, err := lim.TryAcquire(ctx, "alice", 1)
 //
 // # Decisions
@@ -52,7 +53,7 @@
 // memory back after traffic stops. A finite bucket never refills, so its charged subjects stay
 // until Reset.
 //
-// A live subject takes about 270 bytes under a GCRA (keyed.Rate), with a key of 27 bytes (10^6
+// A live subject takes about 270 bytes under a GCRA, with a key of 27 bytes (10^6
 // subjects measured by BenchmarkBytesPerSubject): its entry, 256 bytes that hold the typed.State,
 // the refusal kept (see Concurrency) and a subject of up to 24 bytes (a longer one takes an
 // allocation of its own), and its slots in the shard's index and list. A check that debits reads
@@ -84,16 +85,17 @@
 // Checks of an existing subject allocate nothing under every policy whose typed.State fits its 12
 // inline words and holds no log: every algorithm but the sliding log and the bucketed sliding
 // window, and trees of them up to four GCRAs or three counters, say. Under a policy with a log
-// (keyed.PerSecond, PerMinute and PerHour are sliding logs: keyed.Rate's GCRA is the policy of no
-// allocation), or a larger tree, a TryAcquire makes two allocations, admitted or refused (but for a
-// refusal that the refusal kept answers): the state's extra block is copied before the debit, so
-// that an And refused by a later child leaves the earlier ones as they were (typed.Policy.DebitIn).
-// A Peek of a subject kept under the request's policy allocates nothing under any policy.
+// (the notation's bare rates, "100/s", are sliding logs: "gcra 100/s burst 100" is a policy of no
+// allocation), or a larger tree, a TryAcquire makes two allocations, admitted or refused (but for
+// a refusal that the refusal kept answers): the state's extra block is copied before the debit, so
+// that an And refused by a later child leaves the earlier ones as they were
+// (typed.Policy.DebitIn). A Peek of a subject kept under the request's policy allocates nothing
+// under any policy.
 //
-// The store is a keyed.Binder: a keyed.Limiter of string subjects checks them through
-// [Store.Bind], which hashes the namespace once, so that each check hashes and compares the
-// subject as it is, without framing a key. A key hashes as its framed namespace and the rest, so
-// both ways reach the same entries.
+// A keyed.Limiter of string subjects checks them through a binding of its namespace and policy
+// (package keyed/internal/bind), which hashes the namespace once, so that each check hashes and
+// compares the subject as it is, without framing a key. A key hashes as its framed namespace and
+// the rest, so both ways reach the same entries.
 //
 // Subjects of up to 16 bytes hash with a multiply-fold under three keys drawn at random for each
 // store, a few cycles; longer ones, and namespaces, with hash/maphash. Either way a client that

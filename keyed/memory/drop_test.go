@@ -50,7 +50,7 @@ func TestStaleReadingAfterDrop(t *testing.T) {
 	d, err := s.Acquire(ctx, req("a"))
 	require.NoError(t, err)
 	require.True(t, d.Allowed, "a starts afresh in the window of 60 s")
-	require.Equal(t, keyed.WaitFor(time.Minute), d.ResetAfter, "decided at 60 s")
+	require.Equal(t, keyed.DurationOf(time.Minute), d.FullAfter, "decided at 60 s")
 	now = t0.Add(62 * time.Second)
 	d, err = s.Acquire(ctx, req("a"))
 	require.NoError(t, err)
@@ -60,8 +60,8 @@ func TestStaleReadingAfterDrop(t *testing.T) {
 	now = t0.Add(59 * time.Second)
 	d, err = s.Peek(ctx, req("a"))
 	require.NoError(t, err)
-	require.Equal(t, keyed.Decision{Allowed: true, Remaining: 1, Limit: 1, ResetAfter: keyed.WaitFor(0),
-		RetryAfter: keyed.WaitFor(0), RefillAfter: keyed.WaitFor(0)}, d, "a Peek at the dropping reading, 60 s: a full window")
+	require.Equal(t, keyed.Decision{Allowed: true, Remaining: 1, Limit: 1, FullAfter: keyed.DurationOf(0),
+		RetryAfter: keyed.DurationOf(0), RefillAfter: keyed.DurationOf(0)}, d, "a Peek at the dropping reading, 60 s: a full window")
 }
 
 // TestClockOutsideLocks: the store reads its clock under none of its locks, so a clock that

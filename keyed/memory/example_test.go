@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
+	"github.com/numerus-closus/numerus/typed"
 )
 
 // A memory store keeps an entry only for a subject below full: once a subject has refilled, and
@@ -14,7 +16,7 @@ import (
 func ExampleNew() {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	store := memory.New(memory.WithClock(func() time.Time { return now }))
-	lim, _ := keyed.New(store, keyed.PerSecond(10), keyed.StringKey{})
+	lim, _ := keyed.New(store, numerus.Must(typed.Parse("10/s")), keyed.StringKey{})
 	ctx := context.Background()
 	for _, subject := range []string{"alice", "bob", "alice"} {
 		d, _ := lim.TryAcquire(ctx, subject, 1)

@@ -10,7 +10,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/internal/frame"
 	"github.com/numerus-closus/numerus/typed"
 	"pgregory.net/rapid"
 )
@@ -23,7 +25,7 @@ func TestKeySplits(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ns := rapid.StringOf(rapid.RuneFrom([]rune{'0', '1', ':', 'a', 'é'})).Draw(t, "namespace")
 		subject := rapid.StringOf(rapid.RuneFrom([]rune{'0', '3', ':', 'b'})).Draw(t, "subject")
-		framed := keyed.AppendFramed(nil, ns, []byte(subject))
+		framed := frame.Append(nil, ns, []byte(subject))
 		prefix := string(framed[:len(framed)-len(subject)])
 		if n := prefixLen(framed); n != len(prefix) {
 			t.Fatalf("key %q splits at %d, want %d", framed, n, len(prefix))
@@ -76,7 +78,7 @@ func hashOf(sd *seed, k string) uint64 { return sd.hash([]byte(k), prefixLen(k))
 // the key it was made from, which its caller may reuse.
 func TestEntryHoldsACopy(t *testing.T) {
 	for _, subject := range []string{"", "s", "subject:1234567890123456", "subject:12345678901234567"} {
-		buf := keyed.AppendFramed(nil, "ns", []byte(subject))
+		buf := frame.Append(nil, "ns", []byte(subject))
 		sub := []byte(subject)
 		k := requestKey(buf)
 		fromBytes := newEntry(0, &k, typed.Policy{}, typed.State{})
@@ -98,7 +100,7 @@ func TestEntryHoldsACopy(t *testing.T) {
 // TestEntryLongKeyOneBlock: an entry of a Request's key whose subject is too long to hold inline
 // takes one allocation for the key, which its namespace and subject share, besides the entry's.
 func TestEntryLongKeyOneBlock(t *testing.T) {
-	k := requestKey(keyed.AppendFramed(nil, "ns", []byte("subject:12345678901234567")))
+	k := requestKey(frame.Append(nil, "ns", []byte("subject:12345678901234567")))
 	var e *entry
 	allocs := testing.AllocsPerRun(100, func() { e = newEntry(0, &k, typed.Policy{}, typed.State{}) })
 	if allocs != 2 || e.prefix != "2:ns:" || e.subject != "subject:12345678901234567" {
@@ -158,7 +160,7 @@ func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, in
 	p := typed.MustCompile("gcra 1/h")
 	at := time.Unix(0, 1)
 	s := New(WithShards(1))
-	b := s.Bind("1:a:", p).(*bound)
+	b := s.bind("1:a:", p).(*bound)
 	h := mix(b.hash, s.seed.subject(subject))
 	state := p.Fresh()
 	if _, ok := p.DebitIn(&state, 0, 1); !ok {
@@ -169,7 +171,7 @@ func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, in
 	e := newEntry(h, &plant, p, state)
 	sh.insert(e)
 	sh.mu.Unlock()
-	refused, ok := p.PeekIn(&state, typed.UnixNanos(at))
+	refused, ok := p.PeekIn(&state, kernel.FromTime(at))
 	if ok {
 		t.Fatal("the planted state has a token")
 	}
@@ -203,7 +205,7 @@ func TestBoundSubjectsOneByteApart(t *testing.T) {
 	at := time.Unix(0, 1)
 	for n := 1; n <= 40; n++ {
 		for i := range n {
-			b := New(WithShards(1)).Bind("1:a:", p)
+			b := New(WithShards(1)).bind("1:a:", p)
 			subject := []byte(strings.Repeat("s", n))
 			for round := range 2 {
 				if _, ok, _ := b.Acquire(string(subject), 1, at); !ok {
@@ -224,7 +226,7 @@ func TestBoundCheckTakesNoShardLock(t *testing.T) {
 	at := time.Unix(0, 1)
 	for _, subject := range []string{"1234567", "12345678", "subject:12345", "0123456789abcdef", "0123456789abcdefg"} {
 		s := New(WithShards(1))
-		b := s.Bind("1:a:", p)
+		b := s.bind("1:a:", p)
 		if _, err := s.Acquire(context.Background(), keyed.Request{Key: []byte("1:a:" + subject), Policy: p, Cost: 1, At: at}); err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +264,7 @@ func TestCheckOfDroppedEntry(t *testing.T) {
 	for _, subject := range []string{"subject:12345", "x"} {
 		for _, path := range []string{"request", "bound", "peek"} {
 			s := New(WithShards(1))
-			b := s.Bind("1:a:", p).(*bound)
+			b := s.bind("1:a:", p).(*bound)
 			check := func() bool {
 				switch path {
 				case "bound":

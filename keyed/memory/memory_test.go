@@ -12,6 +12,7 @@ import (
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/internal/bind"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
 	"github.com/stretchr/testify/assert"
@@ -68,7 +69,7 @@ func TestFramedKeysAllocateNothing(t *testing.T) {
 		t.Skip("the race detector makes sync.Pool drop items: allocation counts mean nothing")
 	}
 	ctx := context.Background()
-	gcra := keyed.Rate(1_000_000, time.Second, 1_000_000) // no log, whose debits allocate
+	gcra := numerus.Must(typed.Parse("gcra 1000000/s burst 1000000")) // no log, whose debits allocate
 	ints, err := keyed.New(memory.New(), gcra, keyed.IntKey[int64]{})
 	require.NoError(t, err)
 	bytes, err := keyed.New(memory.New(), gcra, keyed.BytesKey{})
@@ -166,14 +167,14 @@ func TestEntriesOnlyBelowFull(t *testing.T) {
 	c := newFakeClock(t0)
 	s := memory.New(memory.WithClock(c.now), memory.WithShards(4))
 	ctx := context.Background()
-	l := limiter(t, s, keyed.Rate(10, time.Second, 10))
+	l := limiter(t, s, numerus.Must(typed.Parse("gcra 10/s burst 10")))
 	_, _ = l.Peek(ctx, "peeked")
 	assert.Zero(t, s.Len(), "a Peek created an entry")
 	for i := range 1000 {
 		_, _ = l.TryAcquire(ctx, "old:"+strconv.Itoa(i), 1)
 	}
 	assert.Equal(t, 1000, s.Len())
-	one := limiter(t, s, keyed.Rate(1, time.Minute, 1))
+	one := limiter(t, s, numerus.Must(typed.Parse("gcra 1/m burst 1")))
 	d, _ := one.TryAcquire(ctx, "old:0", 1) // continues with 1 of its 9 tokens, takes it: empty for a minute
 	require.True(t, d.Allowed)
 	c.advance(2 * time.Second) // every other old subject has been full for the grace
@@ -204,7 +205,7 @@ func scale() int {
 func TestMemoryBounded(t *testing.T) {
 	c := newFakeClock(t0)
 	s := memory.New(memory.WithClock(c.now))
-	l := limiter(t, s, keyed.PerSecond(10))
+	l := limiter(t, s, numerus.Must(typed.Parse("10/s")))
 	ctx := context.Background()
 	const waves = 10
 	wave := scale() / waves
@@ -248,7 +249,7 @@ func bytesPerSubject(t testing.TB, n int) float64 {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	s := memory.New(memory.WithClock(c.now))
-	l := limiter(t, s, keyed.Rate(10, time.Minute, 10)) // a GCRA, as the package doc's figure
+	l := limiter(t, s, numerus.Must(typed.Parse("gcra 10/m burst 10"))) // a GCRA, as the package doc's figure
 	for _, sub := range subjects {
 		if d, err := l.TryAcquire(ctx, sub, 1); err != nil || !d.Allowed {
 			t.Fatalf("subject %q refused", sub)
@@ -267,7 +268,7 @@ func bytesPerSubject(t testing.TB, n int) float64 {
 // bubble whose fake time moves only when every goroutine waits.
 func TestRealClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := limiter(t, memory.New(), keyed.PerSecond(2))
+		l := limiter(t, memory.New(), numerus.Must(typed.Parse("2/s")))
 		ctx := context.Background()
 		for range 2 {
 			d, err := l.TryAcquire(ctx, "s", 1)
@@ -276,7 +277,7 @@ func TestRealClock(t *testing.T) {
 		}
 		d, _ := l.TryAcquire(ctx, "s", 1)
 		require.False(t, d.Allowed)
-		assert.Equal(t, keyed.WaitFor(time.Second), d.RetryAfter, "the first token leaves the window")
+		assert.Equal(t, keyed.DurationOf(time.Second), d.RetryAfter, "the first token leaves the window")
 		time.Sleep(time.Second) // fake time in the bubble
 		d, _ = l.TryAcquire(ctx, "s", 1)
 		assert.True(t, d.Allowed)
@@ -326,7 +327,7 @@ func TestKeysDoNotAlias(t *testing.T) {
 func TestNoChurn(t *testing.T) {
 	c := newFakeClock(t0)
 	s := memory.New(memory.WithClock(c.now), memory.WithShards(4))
-	l := limiter(t, s, keyed.Rate(1<<30, time.Hour, 1<<30)) // full again 4ns after each check
+	l := limiter(t, s, typed.Spec{Algo: typed.AlgoGCRA, Count: 1 << 30, Period: time.Hour, Burst: 1 << 30}) // full again 4ns after each check
 	ctx := context.Background()
 	subjects := make([]string, 1000)
 	for i := range subjects {
@@ -357,7 +358,7 @@ func TestConcurrentChurn(t *testing.T) {
 	s := memory.New(memory.WithClock(c.now), memory.WithShards(2), memory.WithGrace(0))
 	ctx := context.Background()
 	finite := limiter(t, s, typed.Spec{Algo: typed.AlgoFinite, Count: 50}, keyed.WithNamespace("finite"))
-	churn := limiter(t, s, keyed.Rate(1<<30, time.Hour, 1<<30), keyed.WithNamespace("churn"))
+	churn := limiter(t, s, typed.Spec{Algo: typed.AlgoGCRA, Count: 1 << 30, Period: time.Hour, Burst: 1 << 30}, keyed.WithNamespace("churn"))
 	const subjects, takers, rounds = 20, 4, 30
 	var admitted [subjects]atomic.Int64
 	var wg sync.WaitGroup
@@ -433,15 +434,52 @@ func TestBoundSharesEntries(t *testing.T) {
 	assert.Equal(t, 50, s.Len(), "only the other namespace's subjects are held")
 }
 
-// TestBindRejects checks that Bind declines what it cannot serve: the zero Policy, and prefixes
-// that are not a framed namespace (whose keys would hash apart from the same keys in Requests).
+// TestBindRejects checks that the store binds nothing it cannot serve: the zero Policy, and
+// prefixes that are not a framed namespace (whose keys would hash apart from the same keys in
+// Requests).
 func TestBindRejects(t *testing.T) {
 	s := memory.New()
 	p := typed.MustCompile("10/s")
-	assert.NotNil(t, s.Bind("9:ratelimit:", p))
-	assert.NotNil(t, s.Bind("0::", p))
-	assert.Nil(t, s.Bind("9:ratelimit:", typed.Policy{}))
+	assert.NotNil(t, bind.Of(s, "9:ratelimit:", p))
+	assert.NotNil(t, bind.Of(s, "0::", p))
+	assert.Nil(t, bind.Of(s, "9:ratelimit:", typed.Policy{}))
 	for _, prefix := range []string{"", "ratelimit:", "9:ratelimit", "10:ratelimit:", "8:ratelimit:", "9:ratelimit:x", "99999999999999999999:x:"} {
-		assert.Nil(t, s.Bind(prefix, p), "prefix %q", prefix)
+		assert.Nil(t, bind.Of(s, prefix, p), "prefix %q", prefix)
 	}
+}
+
+// counting wraps the memory store by embedding it, and counts the checks its own methods see. Its
+// slice makes it a type that == cannot compare.
+type counting struct {
+	*memory.Store
+	checks *int
+	_      []int
+}
+
+func (c counting) Acquire(ctx context.Context, r keyed.Request) (keyed.Decision, error) {
+	*c.checks++
+	return c.Store.Acquire(ctx, r)
+}
+
+func (c counting) Peek(ctx context.Context, r keyed.Request) (keyed.Decision, error) {
+	*c.checks++
+	return c.Store.Peek(ctx, r)
+}
+
+// TestWrapperSeesEveryCheck: a store that embeds the memory store, with an Acquire and a Peek of
+// its own, sees every check of a limiter of string subjects, which the memory store itself would
+// bind: a binding belongs to the store that made it, not to those that embed it.
+func TestWrapperSeesEveryCheck(t *testing.T) {
+	p := typed.MustCompile("10/s")
+	checks := 0
+	for _, w := range []keyed.Store{counting{Store: memory.New(), checks: &checks}, &counting{Store: memory.New(), checks: &checks}} {
+		assert.Nil(t, bind.Of(w, "9:ratelimit:", p), "%T", w)
+		l, err := keyed.New(w, p.Spec(), keyed.StringKey{})
+		require.NoError(t, err)
+		_, err = l.TryAcquire(context.Background(), "alice", 1)
+		require.NoError(t, err)
+		_, err = l.Peek(context.Background(), "alice")
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 4, checks)
 }

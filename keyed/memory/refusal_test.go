@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/typed"
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,7 @@ func TestKeptRefusalTakesNoLock(t *testing.T) {
 	at := int64(1)
 	for _, subject := range []string{"subject:12345", "x", "0123456789abcdefg"} {
 		s := New(WithShards(1))
-		b := s.Bind("1:a:", p).(*bound)
+		b := s.bind("1:a:", p).(*bound)
 		_, ok, _ := b.Acquire(subject, 1, time.Unix(0, at))
 		require.True(t, ok, "subject %q: the first token", subject)
 		want, ok, _ := b.Acquire(subject, 1, time.Unix(0, at+1))
@@ -130,8 +131,8 @@ func returns(check func() (typed.Outcome, bool)) (typed.Outcome, bool, bool) {
 // Request of two tokens under a third compilation adopts it under the entry's lock alone too.
 func TestTwinsShareRefusals(t *testing.T) {
 	s := New(WithShards(1))
-	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h burst 2")).(*bound)
-	twin := s.Bind("1:a:", typed.MustCompile("gcra 1/h burst 2")).(*bound)
+	b := s.bind("1:a:", typed.MustCompile("gcra 1/h burst 2")).(*bound)
+	twin := s.bind("1:a:", typed.MustCompile("gcra 1/h burst 2")).(*bound)
 	_, ok, _ := b.Acquire("subject:12345", 2, time.Unix(0, 1))
 	require.True(t, ok)
 	e := entryOf(t, s, "1:a:subject:12345")
@@ -168,14 +169,14 @@ func TestTwinsShareRefusals(t *testing.T) {
 // counted from), for comparing with want.
 func outcomeOf(d keyed.Decision, want typed.Outcome) typed.Outcome {
 	at := want.Retry - 1
-	o := typed.Outcome{Remaining: d.Remaining, Limit: d.Limit, Retry: typed.Never, Full: typed.Never, Next: typed.Never, Binds: d.Binding}
+	o := typed.Outcome{Remaining: d.Remaining, Limit: d.Limit, Retry: kernel.Never, Full: kernel.Never, Next: kernel.Never, Binds: d.Binding}
 	if w, ok := d.RetryAfter.Duration(); ok {
 		o.Retry = at + int64(w)
 	}
 	if w, ok := d.RefillAfter.Duration(); ok {
 		o.Next = at + int64(w)
 	}
-	if w, ok := d.ResetAfter.Duration(); ok {
+	if w, ok := d.FullAfter.Duration(); ok {
 		o.Full = at + int64(w)
 	}
 	return o
@@ -207,8 +208,8 @@ func TestKeptRefusalsDecideAsRequests(t *testing.T) {
 	ops = append(ops, "reset") // rarely: it wipes what the steps built up
 	rapid.Check(t, func(t *rapid.T) {
 		bounds, requests := New(WithShards(1), WithGrace(time.Hour)), New(WithShards(1), WithGrace(time.Hour))
-		bs := []*bound{bounds.Bind(prefix, policies[0]).(*bound), bounds.Bind(prefix, policies[0]).(*bound),
-			bounds.Bind(prefix, policies[1]).(*bound), bounds.Bind(prefix, policies[2]).(*bound)}
+		bs := []*bound{bounds.bind(prefix, policies[0]).(*bound), bounds.bind(prefix, policies[0]).(*bound),
+			bounds.bind(prefix, policies[1]).(*bound), bounds.bind(prefix, policies[2]).(*bound)}
 		at := time.Unix(1000, 0)
 		for i := range rapid.IntRange(1, 150).Draw(t, "steps") {
 			at = at.Add(rapid.SampledFrom([]time.Duration{0, 1, time.Millisecond, 100 * time.Millisecond,
@@ -240,7 +241,7 @@ func TestKeptRefusalsDecideAsRequests(t *testing.T) {
 				}
 				k := requestKey(r.Key)
 				h := bounds.seed.hash(r.Key, k.n)
-				got.SetOutcome(bounds.shard(h).acquireLocked(h, &k, b.p, typed.UnixNanos(at), r.Cost, bounds.grace, false))
+				got.SetOutcome(bounds.shard(h).acquireLocked(h, &k, b.p, kernel.FromTime(at), r.Cost, bounds.grace, false))
 				want, _ = requests.Acquire(ctx, r)
 			case "reset":
 				require.NoError(t, bounds.Reset(ctx, r))
@@ -267,8 +268,8 @@ func TestAdmissionForgetsRefusal(t *testing.T) {
 			for _, viaBound := range []bool{true, false} {
 				p := typed.MustCompile("gcra 1/s")
 				s := New(WithShards(1), WithGrace(time.Hour))
-				b := s.Bind("1:a:", p).(*bound)
-				twin := s.Bind("1:a:", typed.MustCompile("gcra 1/s")).(*bound)
+				b := s.bind("1:a:", p).(*bound)
+				twin := s.bind("1:a:", typed.MustCompile("gcra 1/s")).(*bound)
 				check := func(b *bound, at int64) (typed.Outcome, bool) {
 					if viaBound {
 						o, ok, _ := b.Acquire(subject, 1, time.Unix(0, at))
@@ -316,7 +317,7 @@ func must(d time.Duration, finite bool) time.Duration {
 // the entry dead and asks the shard again.
 func TestDroppedEntryKeepsNoRefusal(t *testing.T) {
 	s := New(WithShards(1))
-	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
+	b := s.bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
 	for range 2 {
 		_, _, _ = b.Acquire("subject:12345", 1, time.Unix(0, 1))
 	}
@@ -336,7 +337,7 @@ func TestDroppedEntryKeepsNoRefusal(t *testing.T) {
 // whole and has read twenty million times (one million under the race detector).
 func TestKeptRefusalReadWhole(t *testing.T) {
 	s := New(WithShards(1))
-	b := s.Bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
+	b := s.bind("1:a:", typed.MustCompile("gcra 1/h")).(*bound)
 	_, _, _ = b.Acquire("x", 1, time.Unix(0, 1))
 	e := entryOf(t, s, "1:a:x")
 	var stop atomic.Bool
@@ -392,7 +393,7 @@ func TestLockedPathKeepsRefusals(t *testing.T) {
 			if rapid.Bool().Draw(t, "locked") {
 				k := requestKey(r.Key)
 				h := got.seed.hash(r.Key, k.n)
-				d.SetOutcome(got.shard(h).acquireLocked(h, &k, p, typed.UnixNanos(at), r.Cost, got.grace, false))
+				d.SetOutcome(got.shard(h).acquireLocked(h, &k, p, kernel.FromTime(at), r.Cost, got.grace, false))
 			} else {
 				d, _ = got.Acquire(ctx, r)
 			}

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
+	"github.com/numerus-closus/numerus/keyed/internal/bind"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -24,7 +26,10 @@ type Store struct {
 	base   time.Time
 	wall   int64
 	grace  int64
+	binder // binds limiters of string subjects (see package bind); no name a user sees
 }
+
+type binder = bind.Binder
 
 // DefaultGrace is how long a subject back to full keeps its entry, unless WithGrace says
 // otherwise.
@@ -41,7 +46,7 @@ func (f optionFunc) apply(s *Store) { f(s) }
 // clock (see the package doc's section on time). Tests pass a fake clock here, or run in a
 // testing/synctest bubble.
 func WithClock(now func() time.Time) Option {
-	return optionFunc(func(s *Store) { s.now = func() int64 { return typed.UnixNanos(now()) } })
+	return optionFunc(func(s *Store) { s.now = func() int64 { return kernel.FromTime(now()) } })
 }
 
 // WithGrace sets how long a subject back to full keeps its entry (DefaultGrace by default): an
@@ -73,6 +78,7 @@ func New(opts ...Option) *Store {
 	if s.shards == nil {
 		s.shards = make([]shard, pow2(max(64, 16*runtime.GOMAXPROCS(0))))
 	}
+	s.binder = bind.New(s, s.bind)
 	s.mask = uint64(len(s.shards) - 1)
 	for i := range s.shards {
 		s.shards[i].index.Store(newTable(minSlots))
@@ -159,7 +165,7 @@ func (s *Store) Sweep(n int) int {
 func (s *Store) at(at time.Time) (ns int64, own bool) {
 	switch {
 	case !at.IsZero():
-		return typed.UnixNanos(at), false
+		return kernel.FromTime(at), false
 	case s.now != nil:
 		return s.now(), true
 	}

@@ -30,7 +30,7 @@ func (h *harness) differ(d keyed.Decision, want model.Decision, at time.Time) st
 		return "remaining differs"
 	case d.Limit != want.Limit:
 		return "limit differs"
-	case d.Allowed && d.RetryAfter != keyed.WaitFor(0):
+	case d.Allowed && d.RetryAfter != keyed.DurationOf(0):
 		return "an admission must retry after zero"
 	case d.Binding != want.Binding:
 		return "the binding limit differs"
@@ -41,11 +41,11 @@ func (h *harness) differ(d keyed.Decision, want model.Decision, at time.Time) st
 	if p := h.wait("refill after", d.RefillAfter, want.Refill, at); p != "" {
 		return p
 	}
-	return h.wait("reset after", d.ResetAfter, want.Full, at)
+	return h.wait("reset after", d.FullAfter, want.Full, at)
 }
 
 // wait checks that got is the wait from at until want, rounded up to the resolution.
-func (h *harness) wait(name string, got keyed.Wait, want numerus.NextDebitable, at time.Time) string {
+func (h *harness) wait(name string, got keyed.Duration, want numerus.NextDebitable, at time.Time) string {
 	exact, ok := want.Wait(at)
 	d, finite := got.Duration()
 	switch {
@@ -65,7 +65,7 @@ func (h *harness) wait(name string, got keyed.Wait, want numerus.NextDebitable, 
 
 func show(d keyed.Decision) string {
 	return fmt.Sprintf("allowed=%v remaining=%d limit=%d retry=%v reset=%v refill=%v binding=%d",
-		d.Allowed, d.Remaining, d.Limit, d.RetryAfter, d.ResetAfter, d.RefillAfter, d.Binding)
+		d.Allowed, d.Remaining, d.Limit, d.RetryAfter, d.FullAfter, d.RefillAfter, d.Binding)
 }
 
 func showWant(w model.Decision, at time.Time) string {

@@ -16,10 +16,10 @@ func testPolicies(h *harness) {
 			p.acquire("s", 1)
 		}
 		d = p.peek("s")
-		if reset, ok := d.ResetAfter.Duration(); ok {
+		if reset, ok := d.FullAfter.Duration(); ok {
 			h.advance(reset)
 			if d := p.peek("s"); d.Remaining != d.Limit {
-				h.t.Fatalf("%s: not full after ResetAfter: %s", k, show(d))
+				h.t.Fatalf("%s: not full after FullAfter: %s", k, show(d))
 			}
 		}
 	}

@@ -45,21 +45,21 @@ func (r *recorder) CheckPolicy(p typed.Policy) error {
 // invalidSpecs are policies that no keyed limiter may accept.
 var invalidSpecs = map[string]typed.Spec{
 	"zero spec":                {},
-	"zero rate":                keyed.PerSecond(0),
-	"negative rate":            keyed.PerMinute(-1),
-	"zero period":              keyed.Rate(10, 0, 5),
-	"negative period":          keyed.Rate(10, -time.Second, 5),
-	"negative burst":           keyed.Rate(10, time.Second, -1),
-	"period under 1µs":         keyed.Rate(1, 999*time.Nanosecond, 1),
-	"burst beyond exact range": keyed.Rate(1, time.Hour, math.MaxInt64),
+	"zero rate":                {Algo: typed.AlgoSliding, Period: time.Second},
+	"negative rate":            {Algo: typed.AlgoSliding, Count: -1, Period: time.Minute},
+	"zero period":              {Algo: typed.AlgoGCRA, Count: 10, Period: 0, Burst: 5},
+	"negative period":          {Algo: typed.AlgoGCRA, Count: 10, Period: -time.Second, Burst: 5},
+	"negative burst":           {Algo: typed.AlgoGCRA, Count: 10, Period: time.Second, Burst: -1},
+	"period under 1µs":         {Algo: typed.AlgoGCRA, Count: 1, Period: 999 * time.Nanosecond, Burst: 1},
+	"burst beyond exact range": {Algo: typed.AlgoGCRA, Count: 1, Period: time.Hour, Burst: math.MaxInt64},
 	"zero window":              {Algo: typed.AlgoWindow, Count: 5},
 	"window under 1µs":         {Algo: typed.AlgoSliding, Count: 5, Period: 500 * time.Nanosecond},
 	"sub-window under 1µs":     {Algo: typed.AlgoBuckets, Count: 5, Period: 2 * time.Microsecond, In: 4},
 	"zero limit":               {Algo: typed.AlgoWindow, Period: time.Second},
 	"zero finite":              {Algo: typed.AlgoFinite},
 	"no sub-windows":           {Algo: typed.AlgoBuckets, Count: 5, Period: time.Second},
-	"lone child":               {Algo: typed.AlgoAnd, Of: []typed.Spec{keyed.PerSecond(1)}},
-	"invalid child":            {Algo: typed.AlgoOr, Of: []typed.Spec{keyed.PerSecond(1), {Algo: typed.AlgoCount, Count: 1, Period: time.Nanosecond}}},
+	"lone child":               {Algo: typed.AlgoAnd, Of: []typed.Spec{{Algo: typed.AlgoSliding, Count: 1, Period: time.Second}}},
+	"invalid child":            {Algo: typed.AlgoOr, Of: []typed.Spec{{Algo: typed.AlgoSliding, Count: 1, Period: time.Second}, {Algo: typed.AlgoCount, Count: 1, Period: time.Nanosecond}}},
 }
 
 // testInvalid requires invalid policies, invalid costs and the zero Limiter to fail with
@@ -71,7 +71,7 @@ func testInvalid(h *harness) {
 			h.t.Errorf("%s: keyed.New returned %v, want an error matching ErrInvalidArgument", name, err)
 		}
 	}
-	l, err := keyed.New(rec, keyed.Rate(5, time.Second, 10), keyed.StringKey{}, keyed.WithClock(h.now))
+	l, err := keyed.New(rec, numerus.Must(typed.Parse("gcra 5/s burst 10")), keyed.StringKey{}, keyed.WithClock(h.now))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func testInvalid(h *harness) {
 // or above the policy's capacity, the zero Policy) to return an error matching
 // numerus.ErrInvalidArgument and to take nothing: the subject's whole capacity is there after.
 func testInvalidRequests(h *harness) {
-	p, err := typed.Compile(keyed.Rate(5, time.Second, 10))
+	p, err := typed.Compile(typed.Spec(numerus.Must(typed.Parse("gcra 5/s burst 10"))))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func testInvalidRequests(h *harness) {
 	}
 	// Under another policy, an invalid cost carries nothing over either: the subject, spent at at
 	// under p (5/s), has a token again 200ms later under p.
-	other, err := typed.Compile(keyed.Rate(1, time.Hour, 1))
+	other, err := typed.Compile(typed.Spec(numerus.Must(typed.Parse("gcra 1/h burst 1"))))
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -114,9 +115,9 @@ func (t tree) checkAnd(at time.Time, cost int64) (numerus.NextDebitable, bool) {
 	return from, all
 }
 
-// search moves an And's answer on until every child admits there, for numerus.MaxSearch rounds.
+// search moves an And's answer on until every child admits there, for limits.Search rounds.
 func (t tree) search(from numerus.NextDebitable, cost int64) numerus.NextDebitable {
-	for range numerus.MaxSearch {
+	for range limits.Search {
 		at, finite := from.Time()
 		if !finite {
 			return from

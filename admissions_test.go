@@ -7,47 +7,33 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/limits"
 )
 
-// TestSchedule checks the pure schedule: instants of back-to-back debits with the limiter after
+// TestAdmissions checks the pure schedule: instants of back-to-back debits with the limiter after
 // each, an end at Never, an early stop, and l left as it was.
-func TestSchedule(t *testing.T) {
+func TestAdmissions(t *testing.T) {
 	l := numerus.Must(numerus.GCRA(numerus.PerSecond(2), 2))
 	var got []time.Duration
-	for at := range numerus.Schedule(l, t0, 1) {
+	for at := range numerus.Admissions(l, t0, 1) {
 		if got = append(got, at.Sub(t0)); len(got) == 5 {
 			break
 		}
 	}
 	require.Equal(t, []time.Duration{0, 0, 500 * time.Millisecond, time.Second, 1500 * time.Millisecond}, got)
-	require.Equal(t, int64(2), l.Status(t0).Remaining, "Schedule changed the limiter")
+	require.Equal(t, int64(2), l.Status(t0).Remaining, "Admissions changed the limiter")
 
 	n := 0
-	for range numerus.Schedule(numerus.Must(numerus.FiniteBucket(3)), t0, 1) {
+	for range numerus.Admissions(numerus.Must(numerus.FiniteBucket(3)), t0, 1) {
 		n++
 	}
 	require.Equal(t, 3, n, "the schedule of a finite bucket ends at Never")
 
-	for at, next := range numerus.Schedule(numerus.Must(numerus.SlidingWindow(time.Minute, 3)), t0, 2) {
+	for at, next := range numerus.Admissions(numerus.Must(numerus.SlidingWindow(time.Minute, 3)), t0, 2) {
 		require.True(t, at.Equal(t0))
 		require.Equal(t, int64(1), next.Status(t0).Remaining, "the limiter after the first debit")
 		break
 	}
-}
-
-// TestDelay checks the wait before a debit: zero when it is admitted now, the exact wait
-// otherwise, and false for Never.
-func TestDelay(t *testing.T) {
-	l := numerus.Must(numerus.TokenBucket(1, numerus.PerSecond(3)))
-	d, ok := numerus.Delay(l, t0, 1)
-	require.True(t, ok)
-	require.Equal(t, time.Duration(0), d)
-	l, _, _ = l.Debit(t0)
-	d, ok = numerus.Delay(l, t0, 1)
-	require.True(t, ok)
-	require.Equal(t, 333333334*time.Nanosecond, d)
-	_, ok = numerus.Delay(l, t0, 2)
-	require.False(t, ok)
 }
 
 // stuck is a faulty user-written limiter: it refuses everything and answers the instant asked,
@@ -71,11 +57,11 @@ func (stuck) Status(at time.Time) numerus.Status {
 
 func (stuck) String() string { return "stuck" }
 
-// TestScheduleFaultyLimiter checks that Schedule ends, instead of looping forever, on a limiter
+// TestAdmissionsFaultyLimiter checks that Admissions ends, instead of looping forever, on a limiter
 // that answers the very instant it refused.
-func TestScheduleFaultyLimiter(t *testing.T) {
+func TestAdmissionsFaultyLimiter(t *testing.T) {
 	calls := 0
-	for range numerus.Schedule(stuck{&calls}, t0, 1) {
+	for range numerus.Admissions(stuck{&calls}, t0, 1) {
 		t.Fatal("stuck admitted a debit")
 	}
 	require.Equal(t, 1, calls)
@@ -94,25 +80,25 @@ func (c creeping) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, b
 	return c.DebitN(at, 1)
 }
 
-// TestScheduleCreepingLimiter checks that Schedule ends after MaxSearch refusals in a row, where a
+// TestAdmissionsCreepingLimiter checks that Admissions ends after limits.Search refusals in a row, where a
 // lawful limiter refuses at most once before each admission.
-func TestScheduleCreepingLimiter(t *testing.T) {
+func TestAdmissionsCreepingLimiter(t *testing.T) {
 	calls := 0
-	for range numerus.Schedule(creeping{stuck{&calls}}, t0, 1) {
+	for range numerus.Admissions(creeping{stuck{&calls}}, t0, 1) {
 		t.Fatal("creeping admitted a debit")
 	}
-	require.Equal(t, numerus.MaxSearch, calls)
+	require.Equal(t, limits.Search, calls)
 }
 
-// TestScheduleExactRate checks that 3/s, which no whole number of nanoseconds divides, does not
-// drift (PITFALLS 3), driven by Schedule: back-to-back debits go through each second [t0+k, t0+k+1)
+// TestAdmissionsExactRate checks that 3/s, which no whole number of nanoseconds divides, does not
+// drift (PITFALLS 3), driven by Admissions: back-to-back debits go through each second [t0+k, t0+k+1)
 // exactly three times. With a burst of 2, the bucket never caps a refill, so the n-th debit after
 // the first is due at ⌈(n−1)/3⌉ seconds to the nanosecond. (With a burst of 1 the bucket is full
 // when each answer, rounded up to the nanosecond, comes, so the fraction of a nanosecond refilled
 // in between is lost and the schedule lags 2/3ns per debit: still 3 in every second over these
 // runs, never more.) The kernel's TestExactRate runs the same over 10^7 debits of the kernels; this
-// one, 3·10^5 through the exported constructors and Schedule, guards the Rate they take too.
-func TestScheduleExactRate(t *testing.T) {
+// one, 3·10^5 through the exported constructors and Admissions, guards the Rate they take too.
+func TestAdmissionsExactRate(t *testing.T) {
 	events := 300_000
 	if testing.Short() || race {
 		events = 30_000
@@ -135,7 +121,7 @@ func TestScheduleExactRate(t *testing.T) {
 func exactRate(t *testing.T, l numerus.Limiter, burst int64, events int) {
 	second, inSecond, n := int64(0), 0, 0
 	var last time.Time
-	for at := range numerus.Schedule(l, t0, 1) {
+	for at := range numerus.Admissions(l, t0, 1) {
 		if k := int64(at.Sub(t0) / time.Second); k != second {
 			want := 3
 			if second == 0 {
