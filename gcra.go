@@ -7,16 +7,12 @@ import (
 )
 
 // GCRA returns a limiter running the generic cell rate algorithm: burst tokens at once, then one
-// every rate interval, tracked as a theoretical arrival time (with its fraction of a nanosecond,
-// and the latest instant). It decides exactly like TokenBucket(burst, rate) and
-// LeakyBucket(burst, rate).
-// A fresh GCRA admits burst tokens at its first instant. In any span of the rate's period it
-// admits at most burst + N - 1, for a rate of N per period: GCRA(PerSecond(5), 5) admits 9 in a
-// second, and GCRA(PerSecond(5), 1) at most 5, one every 200ms.
+// every rate interval. It decides exactly like TokenBucket(burst, rate) and LeakyBucket(burst,
+// rate). In any span of the rate's period it admits at most burst + N - 1, for a rate of N per
+// period: GCRA(PerSecond(5), 5) admits 9 in a second, GCRA(PerSecond(5), 1) at most 5.
 //
 // It returns an error matching ErrInvalidArgument when rate or burst is not positive, or when
-// burst intervals exceed the exact range (about 292 years divided by the rate's count in lowest
-// terms; see Time in the package doc).
+// burst intervals take longer than about 292 years divided by the rate's count in lowest terms.
 func GCRA(rate Rate, burst int64) (Limiter, error) {
 	r, inv := rate.kernel()
 	if inv != nil {

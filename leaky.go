@@ -3,13 +3,12 @@ package numerus
 import "github.com/numerus-closus/numerus/internal/kernel"
 
 // LeakyBucket returns a leaky bucket used as a meter: it holds capacity tokens of water, starts
-// empty and drains at leak; a debit pours tokens in and is refused if the bucket would overflow. It
-// decides exactly like TokenBucket(capacity, leak): in any span of the leak's period it admits at
-// most capacity + N - 1, for a leak of N per period.
+// empty and drains at leak; a debit pours tokens in and is refused if it would overflow. It
+// decides exactly like TokenBucket(capacity, leak).
 //
 // It returns an error matching ErrInvalidArgument when capacity or leak is not positive, or when
-// draining capacity tokens would take longer than the exact range (about 292 years divided by the
-// rate's count in lowest terms; see Time in the package doc).
+// draining capacity tokens would take longer than about 292 years divided by the rate's count in
+// lowest terms.
 func LeakyBucket(capacity int64, leak Rate) (Limiter, error) {
 	p, err := bucketPolicy(leak, capacity)
 	if err != nil {

@@ -42,10 +42,8 @@ func (n NextDebitable) Time() (time.Time, bool) {
 // IsNever reports whether n is Never.
 func (n NextDebitable) IsNever() bool { return n.after == 0 }
 
-// Wait returns how long after at the debit succeeds (zero if it already can), and false for Never.
-// A wait too long for a time.Duration (an instant more than about 292 years after at, as when at
-// lies before 1678 and the answer is counted from 1677) is the longest Duration, which ends before
-// the instant: Time returns the instant itself.
+// Wait returns how long after at the debit succeeds (zero if it already can), and false for
+// Never. A wait longer than a time.Duration holds is the longest Duration.
 func (n NextDebitable) Wait(at time.Time) (time.Duration, bool) {
 	t, ok := n.Time()
 	if !ok {

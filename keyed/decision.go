@@ -92,19 +92,13 @@ func waitUntil(t, at int64) Duration {
 }
 
 // SetOutcome makes d the Decision of what typed.Policy.DebitIn or PeekIn reported at at
-// (nanoseconds since the Unix epoch): it is how a store that runs typed Policies on States kept
-// in place answers. Its Acquire reads
+// (nanoseconds since the Unix epoch), for a store that runs typed Policies on States in place:
 //
-//	func (s *Store) Acquire(ctx context.Context, r keyed.Request) (d keyed.Decision, err error) {
-//		at := ... // r.At, or the store's clock, in nanoseconds since the Unix epoch
-//		o, ok := r.Policy.DebitIn(state, at, r.Cost) // under the subject's lock
-//		d.SetOutcome(o, ok, at)
-//		return d, nil
-//	}
-//
-// and its Peek likewise with PeekIn. SetOutcome writes the fields of d one by one: a Decision
-// built and returned as a value goes through a copy that costs Go more than the decision itself.
+//	o, ok := r.Policy.DebitIn(state, at, r.Cost) // under the subject's lock
+//	d.SetOutcome(o, ok, at)
 func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
+	// Field by field, into the caller's Decision: one built here and returned as a value would
+	// be copied, which costs more than the decision itself.
 	d.Allowed, d.Remaining, d.Limit = ok, max(o.Remaining, 0), o.Limit
 	d.FullAfter, d.RetryAfter = waitUntil(o.Full, at), waitUntil(o.Retry, at)
 	d.RefillAfter, d.Binding = waitUntil(o.Next, at), o.Binds
@@ -114,9 +108,8 @@ func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
 }
 
 // Debit takes cost tokens at at from a subject in state s under p, all or nothing, and returns
-// the state to keep and the Decision: it is what a store that keeps typed States runs for
-// [Store.Acquire]. Refused, it returns s itself, so a store that writes only admissions changes
-// nothing on a refusal. A cost below 1 panics, as in package typed: stores check it first.
+// the state to keep and the Decision: what a store that keeps typed States runs for
+// [Store.Acquire]. Refused, it returns s itself. A cost below 1 panics: stores check it first.
 func Debit(p typed.Policy, s typed.State, at time.Time, cost int64) (typed.State, Decision) {
 	var d Decision
 	ns := kernel.FromTime(at)

@@ -17,16 +17,12 @@ import (
 // DefaultNamespace is the namespace of a Limiter built without WithNamespace.
 const DefaultNamespace = "ratelimit"
 
-// Limiter limits each subject of type S on its own, under one policy, with the state kept in a
-// [Store]: TryAcquire takes tokens, Peek looks, Reset forgets. The namespace and the subject, as
-// the [Codec] encodes it, make the store key; limiters of different namespaces never share a
-// subject's state, and limiters of one namespace share it even across processes (with a shared
-// store) and across policy changes.
+// Limiter limits each subject of type S on its own under one policy, with the state kept in a
+// [Store]: TryAcquire takes tokens, Peek looks, Reset forgets. Limiters of one namespace share
+// each subject's state, across processes (with a shared store) and across policy changes.
 //
-// A Limiter is an immutable value, safe for concurrent use; copies share their key buffers.
-//
-// The zero Limiter has no store: every method returns an error matching
-// numerus.ErrInvalidArgument.
+// A Limiter is an immutable value, safe for concurrent use. The zero Limiter has no store: every
+// method returns an error matching numerus.ErrInvalidArgument.
 type Limiter[S any] struct {
 	c *config[S]
 }
@@ -182,10 +178,8 @@ func (l Limiter[S]) Key(subject S) string {
 	return string(frame.Append(nil, l.c.ns, l.c.codec.AppendKey(nil, subject)))
 }
 
-// Request returns the request TryAcquire sends a store for cost tokens of subject: its key (in a
-// buffer of its own), the Limiter's policy, cost, and the instant of the Limiter's clock (zero
-// without WithClock, so that the store's clock decides). It is for a store's batch methods, whose
-// checks must decide as the Limiter's own would; it checks nothing (the store does).
+// Request returns the request TryAcquire would send the store for cost tokens of subject, for a
+// store's batch methods. It checks nothing; the store does.
 func (l Limiter[S]) Request(subject S, cost int64) Request {
 	if l.c == nil {
 		return Request{Cost: cost}

@@ -8,16 +8,12 @@ import (
 )
 
 // Store keeps the state of every subject and runs the policy on it: the keyed [Limiter] frames
-// the key, checks the arguments and reads the clock (if told to); the store decides. A store may
-// decide in process ([memory.Store] runs a typed.Policy on a typed.State) or on a server, in one
-// atomic round trip, with the server's clock.
+// the key, checks the arguments and reads the clock if told to; the store decides, atomically,
+// in process or on a server.
 //
-// Every method takes ctx first and returns an error only for a failure of the store itself (a
-// backend unreachable, a timeout, corrupt state): a refusal is a Decision, never an error. A
-// store must be safe for concurrent use, and must pass the conformance suite of package
-// [storetest].
+// Every method takes ctx first and returns an error only for a failure of the store itself: a
+// refusal is a Decision. A store must be safe for concurrent use and pass [storetest].
 //
-// [memory.Store]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/memory#Store
 // [storetest]: https://pkg.go.dev/github.com/numerus-closus/numerus/keyed/storetest
 type Store interface {
 	// Acquire takes r.Cost tokens for the subject of r.Key under r.Policy at r.At, all or
@@ -31,14 +27,10 @@ type Store interface {
 	Reset(ctx context.Context, r Request) error
 }
 
-// Request is one check that a [Limiter] asks of its [Store].
-//
-// The keyed Limiter only sends requests that are valid: a Key framed from the namespace and the
-// subject, a Policy that compiled and that the store accepted (see [PolicyChecker]), and a Cost
-// from 1 to the policy's capacity. A store given another cost or policy by another caller
-// returns an error matching numerus.ErrInvalidArgument, taking nothing (package storetest checks
-// it), and never panics. It may take a key that is not framed so as a subject of its own, apart
-// from every framed one.
+// Request is one check that a [Limiter] asks of its [Store]. A Limiter only sends valid ones: a
+// framed Key, a Policy the store accepted ([PolicyChecker]), and a Cost from 1 to the policy's
+// capacity. A store given anything else returns an error matching numerus.ErrInvalidArgument,
+// taking nothing, and never panics.
 type Request struct {
 	// Key identifies the subject: the namespace's length in decimal, ':', the namespace, ':',
 	// then the subject as its codec encodes it (see [Codec]). No two (namespace, subject) pairs

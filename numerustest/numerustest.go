@@ -1,71 +1,47 @@
 // Package numerustest checks that a [numerus.Limiter] obeys the laws that every limiter must, in
-// the spirit of testing/fstest and testing/slogtest. Whoever writes a limiter calls [Run] from a
-// test; each law runs as a subtest of property-based checks (pgregory.net/rapid) over random
-// timelines, and a failure names the law, the debits that broke it and the limiter's String.
+// the spirit of testing/fstest and testing/slogtest. Call [Run] from a test:
 //
 //	func TestQuota(t *testing.T) {
 //		numerustest.Run(t, func() numerus.Limiter { return NewQuota(3) },
 //			numerustest.WithSpan(6*time.Hour))
 //	}
 //
-// Every limiter of package numerus, combinators included, passes every law, except [Split] for Or
-// and AnyOf (see below).
+// Each law runs as a subtest of property-based checks (pgregory.net/rapid) over random
+// timelines, and a failure names the law, the debits that broke it and the limiter's String.
+// Every limiter of package numerus passes every law, but [Split] for Or and AnyOf.
 //
 // # Timelines
 //
-// A check builds a value by debiting a fresh one, made by newLimiter, at a random sequence of
-// instants from the start ([WithStart], 2026-01-01 UTC by default). Each instant moves from the
-// previous one by a step drawn from a mix scaled to the span ([WithSpan], one second by default):
-// zero, a nanosecond either way, a small fraction of the span, up to a span forward or half a span
-// backward, and one to four spans. Costs run from 1 to [WithMaxCost] (3 by default). Below, "the
-// value" is the result, "at" is an instant near the end of its timeline, "L" is the latest instant
-// at which the timeline admitted a debit, and an answer is what DebitN returns: whether it
-// admitted the debit and, if not, from when it would. Two limiters "decide alike" when they give
-// the same answers and the same Status along a random sequence of further debits, each limiter
-// following its own admitted results.
+// A check debits a fresh limiter at random instants from [WithStart], stepping by zero, a
+// nanosecond either way, fractions of the span ([WithSpan]) and up to four spans, forward and
+// back, with costs from 1 to [WithMaxCost]. Below, "at" is an instant near the end of a
+// timeline and "L" the latest instant it admitted at. Two limiters "decide alike" when they give
+// the same answers and Status along a random sequence of further debits.
 //
 // # Laws
 //
-//   - [Determinism]: two values built by the same debits decide alike, and so does one value
-//     asked twice. A limiter must not read the clock or hidden state.
-//   - [Immutability]: debiting a value does not change it. Its answers along one sequence of
-//     debits are the same before and after another sequence ran from it, even when the two run
-//     interleaved (they branch from the same value).
-//   - [Refusal]: a refusal changes nothing: the value it returns and the receiver both decide as
-//     the receiver did before the refused debit.
-//   - [Tightness]: a refusal at at that answers DebitableFrom(f) has f after at; the same debit on
-//     the same value is admitted at f and refused at f − 1ns.
-//   - [Waiting]: a refusal at at that answers DebitableFrom(f) refuses the same debit at every
-//     instant from at to f, f excluded, with the same answer f.
-//   - [NeverFinal]: a refusal that answers Never refuses the same debit, with Never, at every later
-//     instant (without other debits): Never is not a long wait.
-//   - [OutOfOrder]: an instant t earlier than L is no better than L. If the debit is admitted at t,
-//     it is admitted at L; if it is refused at L, it is refused at t with an answer no earlier than
-//     the answer at L. Each algorithm of package numerus treats t as L and answers exactly as
-//     at L.
-//   - [TimeRule]: a whole timeline that steps back decides, at every debit, as the same timeline
-//     with each instant raised to the latest instant admitted at so far: the same decisions, the
-//     same answers to refusals and the same Status. A composite must keep it as a whole: an Or
-//     that hands an earlier instant to a child that took no part in its latest admission lets
-//     that child free capacity early.
-//   - [Growth]: capacity does not shrink as time passes: a debit admitted at at is admitted at
-//     every later instant (without other debits). And relies on it to find its answer in one
-//     round; a limiter that closes at certain hours breaks it.
-//   - [Cost]: answers are monotone in the cost: if DebitN(at, c) is admitted, so is every smaller
-//     cost; if it is refused, every larger cost is refused with an answer no earlier. And an
-//     admitted debit never adds capacity: from at on, the result admits nothing the receiver
-//     would refuse, and answers no earlier than the receiver.
-//   - [Split]: DebitN(at, a+b) is admitted exactly when DebitN(at, a) and then DebitN(at, b) on its
-//     result are, and the two results then decide alike. Or and AnyOf break it on purpose: they
-//     charge every child that admits, so a debit of a may charge a child that a+b would not.
-//   - [StatusMatch]: Status(at) has 0 ≤ Remaining ≤ Limit, a Full that is not before at, and
-//     Remaining ≥ c exactly when DebitN(at, c) is admitted, for every cost c from 1 to the
-//     maximum cost.
-//   - [FullStatus]: at the instant f that Status(at).Full names, Status(f) has Remaining equal to
-//     Limit and Full equal to f, and so has every later instant (without other debits).
+//   - [Determinism]: values built by the same debits decide alike, and so does one value asked
+//     twice: no clock, no hidden state.
+//   - [Immutability]: debiting a value does not change it, even when branches interleave.
+//   - [Refusal]: a refusal changes nothing.
+//   - [Tightness]: a refusal at at answering f has f after at; the same debit is admitted at f
+//     and refused at f − 1ns.
+//   - [Waiting]: that debit is refused, with the same answer f, at every instant from at to f.
+//   - [NeverFinal]: a Never is refused with Never at every later instant.
+//   - [OutOfOrder]: an instant earlier than L is no better than L.
+//   - [TimeRule]: a timeline that steps back decides as the same timeline with each instant
+//     raised to the latest admitted so far; a composite keeps this as a whole.
+//   - [Growth]: a debit admitted at at is admitted at every later instant. And relies on it.
+//   - [Cost]: answers are monotone in the cost, and an admitted debit never adds capacity.
+//   - [Split]: DebitN(at, a+b) is admitted exactly when DebitN(at, a) and then DebitN(at, b)
+//     are, and the results decide alike. Or and AnyOf break it on purpose: they charge every
+//     child that admits.
+//   - [StatusMatch]: Status(at) has 0 ≤ Remaining ≤ Limit, a Full not before at, and
+//     Remaining ≥ c exactly when DebitN(at, c) is admitted.
+//   - [FullStatus]: from the instant that Status(at).Full names on, Status has Remaining equal
+//     to Limit and Full equal to the instant asked about.
 //
-// A limiter that documents that it breaks a law skips it with [Skip]; the subtest then reports
-// itself as skipped.
+// A limiter that documents that it breaks a law leaves it out with [Skip].
 package numerustest
 
 import (

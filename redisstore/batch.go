@@ -13,18 +13,11 @@ import (
 // milliseconds at most.
 const maxBatch = 500
 
-// AcquireBatch runs Acquire for every request in one round trip, and returns the decisions in
-// order. On a single server (a *redis.Client, standalone or behind Sentinel), the requests of each
-// policy run in one script call per maxBatch subjects, which checks them one after the other;
-// otherwise (a cluster, a ring) each is its own script call, all pipelined (on a cluster, one
-// pipeline per node, in parallel). Each check is atomic either way, and the checks of one key
-// run in the order of reqs, whatever their policies. If the server did not hold the script, the
-// calls it refused are sent again as EVALs in a second round trip: should the script come back
-// during the first (another client loading it while the server runs the pipeline), a later
-// call on a key may have run before an earlier one that is sent again. If any check
-// fails, the error reports how many did and wraps the first failure; the decision of a failed
-// check is the zero Decision (a refusal). keyed.Limiter.Request builds the request of a
-// subject.
+// AcquireBatch runs Acquire for every request in one round trip and returns the decisions in
+// order. Each check is atomic, and the checks of one key run in the order of reqs (but after
+// the server lost the script, when another client loads it again meanwhile). If any check
+// fails, the error says how many did and wraps the first failure; a failed check's decision is
+// the zero Decision, a refusal. keyed.Limiter.Request builds the request of a subject.
 func (s *Store) AcquireBatch(ctx context.Context, reqs []keyed.Request) ([]keyed.Decision, error) {
 	b := newBatch(s, len(reqs))
 	for i, r := range reqs {

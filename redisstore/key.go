@@ -24,3 +24,14 @@ func redisKey(framed []byte) string {
 	b.Write(framed)
 	return b.String()
 }
+
+// What a key holds. A plain policy (one leaf that is not a log) keeps a string: the policy, a
+// zero byte, and the leaf's state as little-endian doubles; a check is one GET and one PSETEX.
+// Every other policy keeps a hash: field p holds the policy, field i the state of leaf i, and
+// field i.n entry n of log leaf i (a log keeps at most its limit of entries and drops expired
+// ones as it goes, reading O(log k) fields for k expired ones). A key of another type, one that
+// lacks a field, or a number out of its range (tokens above the capacity, a latest instant
+// before 1970 or past 2^52 µs, a TAT beyond its burst) is corrupt. The TTL is the time until
+// full rounded up to the millisecond, plus one: Redis 7.2 and later count a TTL set in a script
+// from the script's start, a little before the TIME the script reads. A spent finite bucket
+// never refills, so its key is kept until 2255.

@@ -17,10 +17,9 @@ type Pending struct {
 	err error
 }
 
-// QueueAcquire queues Acquire(ctx, r) on pipe as one EVALSHA, so that many checks share one
-// round trip with each other and with the caller's own commands. Run the pipeline (pipe.Exec),
-// then read the Pending's Decision. An invalid request queues nothing: its Decision returns the
-// error. r.Key is copied: its buffer may be reused at once.
+// QueueAcquire queues Acquire(ctx, r) on pipe, to share one round trip with other checks and
+// commands. Run the pipeline, then read the Pending's Decision. An invalid request queues
+// nothing. r.Key is copied.
 func (s *Store) QueueAcquire(ctx context.Context, pipe redis.Pipeliner, r keyed.Request) *Pending {
 	pd := s.queue(ctx, pipe, opAcquire, r)
 	return &pd

@@ -12,11 +12,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Store is a keyed.Store that keeps each subject's state in one Redis key, the one the keyed
-// Limiter framed, and checks it with one atomic Lua script per call. It implements
-// keyed.PolicyChecker, so keyed.New refuses a policy the script cannot keep exact. It is safe for
-// concurrent use; it holds no state but its options, the policies it has compiled and the
-// acquires waiting to share a round trip (see Coalescing in the package documentation).
+// Store is a keyed.Store that keeps each subject's state in one Redis key and checks it with
+// one atomic Lua script per call. It implements keyed.PolicyChecker, so keyed.New refuses a
+// policy the script cannot keep exact. It is safe for concurrent use.
 //
 // The zero Store is not usable: build one with New.
 type Store struct {
@@ -42,18 +40,11 @@ type option func(*Store)
 
 func (o option) apply(s *Store) { o(s) }
 
-// WithMinTTL keeps every written key at least d (rounded up to the millisecond; 1ms by default)
-// instead of only until its subject is full again. A key that outlives that instant decides
-// exactly as an absent one, so this costs memory, never admissions. Use it
-//
-//   - when requests carry the caller's time (keyed.WithClock) on a timeline slower than the
-//     server's clock — tests that hold time still or step through it, slow replays: keys expire by
-//     the server's clock, and would otherwise vanish while the caller's time says the subject is
-//     still below full;
-//   - when subjects refill within milliseconds of each check (a limit far above the traffic):
-//     each check would then find its key expired, create it anew and leave Redis one more key to
-//     expire, which costs the server more than keeping the key a second (about 6µs a check,
-//     measured); WithMinTTL(time.Second) keeps such keys as long as TTLs in whole seconds would.
+// WithMinTTL keeps every written key at least d (1ms by default), not only until its subject is
+// full again. It costs memory and changes no decision. Use it when requests carry the caller's
+// time on a timeline slower than the server's clock (tests, replays), and when subjects refill
+// within milliseconds, whose keys would otherwise be made anew at every check;
+// WithMinTTL(time.Second) suits the latter.
 func WithMinTTL(d time.Duration) Option {
 	return option(func(s *Store) {
 		ms := d / time.Millisecond // rounded up, without overflowing for the largest d
@@ -64,19 +55,14 @@ func WithMinTTL(d time.Duration) Option {
 	})
 }
 
-// WithKeyPerCall makes every script call touch one key, as it does on a cluster, even through a
-// *redis.Client: for a proxy that spreads keys over several servers (twemproxy, Envoy), where a
-// script call of several keys fails. Batches and coalesced acquires then pipeline one script
-// call a check instead of grouping them, which costs the server more.
+// WithKeyPerCall makes every script call touch one key, as on a cluster, even through a
+// *redis.Client: for a proxy that spreads keys over servers (twemproxy, Envoy). Batches then
+// cost the server more.
 func WithKeyPerCall() Option { return option(func(s *Store) { s.single = false }) }
 
-// New returns a store on client: a standalone, Sentinel, Ring or Cluster client all work, since
-// every call touches one key. The client must honour its callers' deadlines: a go-redis client
-// must set ContextTimeoutEnabled, or a check against a server that stops answering would wait
-// out the client's read timeout (3s by default, with retries), seconds past the caller's
-// deadline. New returns an error matching numerus.ErrInvalidArgument for a *redis.Client,
-// *redis.ClusterClient or *redis.Ring without it; another implementation of
-// redis.UniversalClient must honour deadlines itself.
+// New returns a store on client: standalone, Sentinel, Ring and Cluster clients all work. The
+// client must honour its callers' deadlines: New returns an error matching
+// numerus.ErrInvalidArgument for a go-redis client without ContextTimeoutEnabled.
 func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	if !honoursDeadlines(client) {
 		return nil, &numerus.ParamError{Param: "client", Problem: "must set ContextTimeoutEnabled, so that no check waits past its context's deadline"}
@@ -107,11 +93,9 @@ func honoursDeadlines(c redis.UniversalClient) bool {
 // defaultInFlight is how many round trips of acquires a Store has in flight at most, by default.
 const defaultInFlight = 2
 
-// WithCoalescing sets how many round trips of acquires the store keeps in flight at most: n by
-// default 2. An Acquire made while n are in flight waits for the next, and goes in it together
-// with every other acquire that waited meanwhile, as one batch (see Coalescing in the package
-// documentation). n below 1 turns coalescing off: each Acquire then takes a round trip of its
-// own at once, on its own connection of the client's pool.
+// WithCoalescing sets how many round trips of acquires the store keeps in flight, 2 by default.
+// An Acquire made while n are in flight goes in the next, with every acquire that waited
+// meanwhile, as one batch. n below 1 turns coalescing off.
 func WithCoalescing(n int) Option {
 	return option(func(s *Store) {
 		s.co = nil
@@ -123,12 +107,10 @@ func WithCoalescing(n int) Option {
 
 // Acquire takes r.Cost tokens for the subject of r.Key under r.Policy, all or nothing, in one
 // round trip, at r.At (truncated to the microsecond) or, when r.At is zero, at the server's
-// clock. A refusal is a Decision and takes no token (a check under a new policy keeps the
-// carried state, see Policy changes); the error reports a backend failure, corrupt state
-// (ErrCorrupt), or an invalid request (matching numerus.ErrInvalidArgument, before any server
-// call): a policy the script cannot run (see CheckPolicy), a cost below 1 or above the policy's
-// capacity, an instant before 1970 or after 2112. Made while the store's round trips of
-// acquires are all in flight, it waits for one to end and goes in the next (see [WithCoalescing]).
+// clock. A refusal is a Decision and takes nothing. The error is a backend failure, corrupt
+// state (ErrCorrupt), or an invalid request (matching numerus.ErrInvalidArgument, before any
+// server call): a policy the script cannot run, a cost below 1 or above the capacity, an
+// instant outside 1970 to 2112.
 func (s *Store) Acquire(ctx context.Context, r keyed.Request) (keyed.Decision, error) {
 	return s.run(ctx, opAcquire, r)
 }

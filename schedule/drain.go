@@ -16,23 +16,15 @@ type optionFunc func(*drainConfig)
 
 func (f optionFunc) apply(c *drainConfig) { f(c) }
 
-// ContinueOnError makes a drain run every job even when some fail, and return the errors of all
-// that failed, in the order the jobs ran: one error as it is, several joined with errors.Join. Without it, a drain stops at the
-// first job that fails and returns that job's error as it is.
+// ContinueOnError makes a drain run every job even when some fail, and return the errors of
+// those that failed, in order, joined with errors.Join when there are several.
 func ContinueOnError() Option { return optionFunc(func(c *drainConfig) { c.keepGoing = true }) }
 
-// Drain runs do for each job of jobs, one at a time and in order, each after taking one token from
-// g: at the pace the gate allows. It passes do the instant the token was charged at, which
-// Gate.Take returns. It pulls a job before taking its token, so an exhausted source consumes
-// nothing. A job that fails has consumed its token.
-//
-// Job errors follow the policy the options choose: by default Drain stops at the first and returns
-// it; with ContinueOnError it runs them all and returns them joined. Whatever the policy, Drain
-// stops as soon as a take fails (ctx done, ErrNever, a *DeadlineError) and returns that error,
-// joined after the job errors collected so far; the job it was taking for does not run.
-//
-// Several goroutines may drain through one gate: they share its pace, and its pauses. A job may
-// call g.RetryAfter to hold every drain back, as when an upstream answers "slow down".
+// Drain runs do for each job of jobs, in order, each after taking one token from g, and passes
+// it the instant the token was charged. A job that fails has used its token. Drain stops at the
+// first job error, or with ContinueOnError runs every job, and stops at once when a take fails
+// (ctx done, ErrNever, a *DeadlineError), returning the errors joined. Several goroutines may
+// drain through one gate and share its pace; a job may call g.RetryAfter to hold them all back.
 func Drain[J any](ctx context.Context, g *Gate, jobs iter.Seq[J], do func(context.Context, J, time.Time) error, opts ...Option) error {
 	return join(drain(ctx, g, jobs, do, opts))
 }

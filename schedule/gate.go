@@ -10,28 +10,19 @@ import (
 	"github.com/numerus-closus/numerus/internal/clock"
 )
 
-// A Gate holds a numerus.Limiter that many goroutines take from. It is the one mutable thing in
-// numerus: a mutex around an immutable limiter value, and a queue of waiters.
+// A Gate holds a numerus.Limiter that many goroutines take from: a mutex around an immutable
+// limiter value, and a first-in, first-out queue of waiters.
 //
-//   - TryTake takes at once or not at all; Take waits, as long as its context allows.
-//   - Waiters are served first in, first out: a waiter that asks for much blocks those behind it
-//     until it is served, so it is never starved by a stream of small takes. TryTake does not pass
-//     waiters either.
-//   - Every take is charged at the instant the gate lets its caller go, read from the gate's clock
-//     by the caller's own goroutine once it is woken: a late wake-up costs time, never quota.
-//   - One timer, armed for the waiter at the head of the queue, wakes only that waiter; once
-//     charged, it wakes the next if that one may go, or arms the timer for it. No thundering herd,
-//     and no goroutine of the gate's own.
-//   - A waiter whose context is done leaves the queue and consumes nothing.
-//   - Pause and RetryAfter hold the gate closed until an instant the upstream names (a 429 with
-//     Retry-After, an SMTP 421): pull-fashion quotas on top of the limiter's own push-fashion one.
-//     A waiter whose turn the pause moves to or past its context's deadline fails at once, as
-//     Take would have failed had it been called then.
-//   - Update replaces the limiter, atomically, from the one it holds: a budget an upstream
-//     announces, composed with the policy. The queue is played again under it.
+//   - TryTake takes at once or not at all; Take waits, as long as its context allows. Neither
+//     passes a waiter, so a large take is never starved by small ones.
+//   - Every take is charged at the instant the gate lets its caller go: a late wake-up costs
+//     time, never quota.
+//   - Pause and RetryAfter hold the gate closed until an instant the upstream names; Update
+//     replaces the limiter, for a budget the upstream announces.
+//   - A waiter whose context ends leaves the queue and takes nothing.
 //
-// The zero Gate holds no limiter and admits nothing: every take fails with ErrNever. A Gate must
-// not be copied after first use.
+// The zero Gate admits nothing: every take fails with ErrNever. A Gate must not be copied after
+// first use.
 type Gate struct {
 	mu     sync.Mutex
 	l      numerus.Limiter
@@ -51,12 +42,9 @@ type waiter struct {
 	err      error         // why the gate failed it and took it out of the queue, or nil
 }
 
-// NewGate returns a gate holding l, reading the system clock steadily: the wall time at NewGate
-// plus the monotonic time elapsed since, so that the gate's instants never step back and a later
-// setting of the wall clock does not stall it (a limiter counts an instant earlier than its last
-// as the last, so a clock set back an hour would hold every take for an hour). Over a long life
-// the gate's instants drift from the wall clock by the system's slewing and suspensions. A nil l
-// admits nothing.
+// NewGate returns a gate holding l. Its clock is the wall time at NewGate plus the monotonic
+// time elapsed since, so its instants never step back and a wall clock set back does not stall
+// it. A nil l admits nothing.
 func NewGate(l numerus.Limiter) *Gate { return newGate(l, clock.NewSteady()) }
 
 func newGate(l numerus.Limiter, clk clock.Clock) *Gate { return &Gate{l: l, clk: clk} }
@@ -87,17 +75,13 @@ func (g *Gate) TryTake(cost int64) (from numerus.NextDebitable, ok bool) {
 	return g.forecast(now, cost), false
 }
 
-// Take waits its turn, takes cost tokens and returns the instant they were charged at: the gate's
-// clock read after its last wake-up, just before Take returns. A wake-up that comes late charges
-// the late instant, and those behind count from there; a waiter refused at its wake-up waits
-// again in its place.
+// Take waits its turn, takes cost tokens and returns the instant they were charged: the gate's
+// clock read after its last wake-up, so a late wake-up charges the late instant.
 //
-// Take returns at once with the zero time and an error, taking nothing, when ctx is already done,
-// when the gate will never admit cost (an error matching ErrNever), or when its turn would come
-// only at or after ctx's deadline (a *DeadlineError, matching context.DeadlineExceeded). If ctx
-// is done while it waits, it leaves the queue, takes nothing and returns ctx.Err(); if a Pause
-// moves its turn to or past ctx's deadline, it leaves at once with a *DeadlineError. A cost below
-// 1 is a programmer error: Take panics.
+// It returns at once, taking nothing, when ctx is done, when the gate will never admit cost (an
+// error matching ErrNever), or when its turn would come only at or after ctx's deadline (a
+// *DeadlineError), also when a Pause later moves it there. If ctx ends while it waits, it
+// returns ctx.Err(). A cost below 1 panics.
 func (g *Gate) Take(ctx context.Context, cost int64) (time.Time, error) {
 	checkCost(cost)
 	if err := ctx.Err(); err != nil {
@@ -291,18 +275,11 @@ func (g *Gate) fire(gen uint64) {
 	}
 }
 
-// Pause makes the gate admit nothing before until, as an upstream asks with a Retry-After: waiters
-// stay queued in order and TryTake refuses. A waiter whose turn now comes at or after its
-// context's deadline leaves the queue at once, its Take failing with a *DeadlineError (matching
-// context.DeadlineExceeded) whose At is that turn; those behind it move up. The limiter's state
-// is kept as it is; it goes on refilling with time. A pause never shortens an earlier one: of
-// several, the latest instant holds. A pause that ends now or earlier (a Retry-After of 0, a
-// date already past) changes nothing.
-//
-// The gate reads until on its own clock (see NewGate): an instant with a monotonic reading, such
-// as time.Now().Add(d), as that long after now; one without, such as a date parsed from a header,
-// by its wall time, which the gate's clock may have drifted from. RetryAfter takes the duration
-// itself.
+// Pause makes the gate admit nothing before until, as an upstream asks with a Retry-After.
+// Waiters keep their places, and those whose turn now comes at or after their deadline fail at
+// once with a *DeadlineError. The limiter keeps its state. A pause never shortens an earlier one,
+// and one already over changes nothing. An instant with a monotonic reading (time.Now().Add(d))
+// counts by it; one without (a parsed date) by its wall time.
 func (g *Gate) Pause(until time.Time) {
 	now := g.lock()
 	defer g.mu.Unlock()
@@ -328,18 +305,11 @@ func (g *Gate) pause(now, until time.Time) {
 	}
 }
 
-// Update replaces the limiter the gate holds with f of it, atomically: f is called once, with
-// the gate locked, on the limiter the gate holds (the policy with everything admitted so far, as
-// Limiter returns it) and the gate's instant now, on its clock (see NewGate), from which a budget
-// f composes counts; its result decides every take from then on. Waiters keep their places; their
-// turns are played again under the new limiter, and a waiter whose turn now comes at or after its
-// context's deadline leaves the queue at once, its Take failing with a *DeadlineError, as after a
-// Pause; one the new limiter never admits fails with ErrNever in its turn. A head that may go now
-// is woken. A nil result admits nothing, as NewGate(nil) does. f must not call the gate's
-// methods, which would wait for the lock it holds.
-//
-// It is how an upstream's announcements steer a gate: a budget of "r more before t", composed with
-// the local policy, replaced as each response brings a new one, while the policy keeps its state.
+// Update replaces the limiter with f of it, atomically: f is called once, with the gate locked,
+// on the limiter the gate holds and the gate's instant now, and its result decides every take
+// from then on. Waiters keep their places; those whose turn now comes at or after their deadline
+// fail at once, as after a Pause. A nil result admits nothing. f must not call the gate's
+// methods.
 func (g *Gate) Update(f func(l numerus.Limiter, now time.Time) numerus.Limiter) {
 	now := g.lock()
 	defer g.mu.Unlock()

@@ -10,29 +10,15 @@ import (
 	"github.com/numerus-closus/numerus/keyed"
 )
 
-// Acquire takes cost tokens for subject from l, sleeping out each refusal's RetryAfter until a
-// check is admitted, and returns the admitted Decision: Wait for a per-subject limit, such as one
-// that several processes share through a Redis store. Each refusal takes nothing, so a wait
-// costs one check per refusal and nothing more.
+// Acquire takes cost tokens for subject from l, sleeping out each refusal's RetryAfter, and
+// returns the admitted Decision: Wait for a per-subject limit, such as one that processes share
+// through Redis. Each check is charged when the store makes it, so the admitted one is charged
+// when Acquire lets its caller go. l must decide on a clock that moves with the system clock.
 //
-// It returns at once, with the latest Decision and an error, when:
-//   - ctx is already done (ctx.Err());
-//   - l fails (an invalid cost, a store that cannot be reached): l's error, which for a cost above
-//     the policy's capacity matches ErrNever as well as numerus.ErrInvalidArgument;
-//   - the check will never be admitted (RetryAfter is Never): an error matching ErrNever, which
-//     is also the answer for a faulty store that refuses with no wait;
-//   - it would be admitted only at or after ctx's deadline (a *DeadlineError).
-//
-// Each check is charged at the instant the store makes it, on the store's clock (or the one given
-// by keyed.WithClock): the admitted check at the instant Acquire lets its caller go, not at the
-// instant a sleep was for. It sleeps on the system clock: l must decide on a clock that moves
-// with it, the store's own (as by default) or the real time given by keyed.WithClock. Under a
-// clock that stands still or replays the past, each wake-up meets the same refusal again, until
-// ctx ends.
-//
-// If ctx is done while it sleeps, Acquire returns ctx.Err(). Waiters on one subject are not
-// served in order, least of all across processes: each checks again when its own wait ends, and
-// those the limit then admits go first; the rest wait again.
+// It returns at once, with the latest Decision and an error, when ctx is done, when l fails
+// (its error), when the check will never be admitted (an error matching ErrNever, as is a cost
+// above the policy's capacity), or when it would be admitted only at or after ctx's deadline
+// (a *DeadlineError). Waiters on one subject are not served in order.
 func Acquire[S any](ctx context.Context, l keyed.Limiter[S], subject S, cost int64) (keyed.Decision, error) {
 	return acquire(ctx, clock.Real{}, l, subject, cost)
 }

@@ -8,20 +8,13 @@ import (
 	"github.com/numerus-closus/numerus/internal/clock"
 )
 
-// Wait sleeps until l admits a debit of cost, debits it and returns the limiter that follows and
-// the instant it was charged at: the clock read after the last sleep, just before Wait returns.
-// A sleep that ends late charges the late instant, never the one it slept for. The caller owns
-// l: Wait is for one goroutine's own limiter value; share a limiter through a Gate.
+// Wait sleeps until l admits a debit of cost, debits it, and returns the limiter that follows
+// and the instant it was charged: the clock read after the last sleep, so a late wake-up charges
+// the late instant. Wait is for one goroutine's own limiter; share one through a [Gate].
 //
-// It returns at once, with l, the zero time and an error, when:
-//   - ctx is already done (ctx.Err());
-//   - l will never admit the debit (an error matching ErrNever), which is also the answer for a
-//     faulty l that refuses it with an instant not after the one asked;
-//   - the debit would be admitted only at or after ctx's deadline (a *DeadlineError, matching
-//     context.DeadlineExceeded).
-//
-// If ctx is done while it sleeps, Wait returns l and ctx.Err(): a cancelled wait consumes nothing.
-// A cost below 1 is a programmer error: Wait panics.
+// It returns at once, with l, when ctx is done (ctx.Err()), when l will never admit the debit
+// (an error matching ErrNever), or when it would admit it only at or after ctx's deadline (a
+// *DeadlineError). A cancelled wait takes nothing. A cost below 1 panics.
 func Wait(ctx context.Context, l numerus.Limiter, cost int64) (numerus.Limiter, time.Time, error) {
 	return wait(ctx, clock.Real{}, l, cost)
 }

@@ -10,15 +10,12 @@ import (
 // TokenBucket is a bucket of capacity tokens that starts full and refills smoothly (never beyond
 // capacity), as a typed value. It decides exactly like numerus.TokenBucket.
 //
-// The zero TokenBucket has no policy: it denies every debit with Never, reports a zero Status that
-// is never full, names itself "token (zero)" and cannot be saved.
+// The zero TokenBucket has no policy: it refuses every debit with Never and cannot be saved.
 type TokenBucket struct{ k kernel.TokenBucket }
 
-// NewTokenBucket returns a full token bucket: it admits capacity tokens at its first instant, and
-// at most capacity + N - 1 in any span of the refill's period, for a refill of N per period. It
-// returns an error matching
-// numerus.ErrInvalidArgument, naming the parameter, when capacity or refill is not positive or when
-// refilling capacity tokens would take longer than the exact range (see numerus.TokenBucket).
+// NewTokenBucket returns a full token bucket: capacity tokens at its first instant, and at most
+// capacity + N - 1 in any span of the refill's period, for a refill of N per period. It returns
+// an error matching numerus.ErrInvalidArgument as numerus.TokenBucket does.
 func NewTokenBucket(capacity int64, refill numerus.Rate) (TokenBucket, error) {
 	p, inv := bucketPolicy(refill, capacity)
 	if inv != nil {
@@ -83,15 +80,12 @@ func (TokenBucket) restore(sp Spec, st *states) (TokenBucket, error) {
 // starts empty and drains at the leak rate; a debit pours tokens in and is refused if the bucket
 // would overflow. It decides exactly like numerus.LeakyBucket and TokenBucket.
 //
-// The zero LeakyBucket has no policy: it denies every debit with Never, reports a zero Status that
-// is never full, names itself "leaky (zero)" and cannot be saved.
+// The zero LeakyBucket has no policy: it refuses every debit with Never and cannot be saved.
 type LeakyBucket struct{ k kernel.LeakyBucket }
 
-// NewLeakyBucket returns an empty leaky bucket: it admits capacity tokens at its first instant,
-// and at most capacity + N - 1 in any span of the leak's period, for a leak of N per period. It
-// returns an error matching
-// numerus.ErrInvalidArgument, naming the parameter, when capacity or leak is not positive or when
-// draining capacity tokens would take longer than the exact range (see numerus.LeakyBucket).
+// NewLeakyBucket returns an empty leaky bucket: capacity tokens at its first instant, and at
+// most capacity + N - 1 in any span of the leak's period, for a leak of N per period. It returns
+// an error matching numerus.ErrInvalidArgument as numerus.LeakyBucket does.
 func NewLeakyBucket(capacity int64, leak numerus.Rate) (LeakyBucket, error) {
 	p, inv := bucketPolicy(leak, capacity)
 	if inv != nil {
@@ -222,8 +216,8 @@ func (b TokenBucket) Status(at time.Time) numerus.Status {
 // String names the policy in the notation, as in "token 10/s burst 20".
 func (b TokenBucket) String() string { return b.k.String() }
 
-// AppendBinary appends the snapshot of b (policy and state) to dst; see the package doc for the
-// format. The zero TokenBucket has no policy and cannot be saved.
+// AppendBinary appends the snapshot of b (policy and state) to dst, which UnmarshalBinary and
+// ReadSnapshot read. The zero TokenBucket has no policy and cannot be saved.
 func (b TokenBucket) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, b) }
 
 // MarshalBinary returns the snapshot of b.
@@ -275,8 +269,8 @@ func (b LeakyBucket) Status(at time.Time) numerus.Status {
 // String names the policy in the notation, as in "leaky 10/s burst 20".
 func (b LeakyBucket) String() string { return b.k.String() }
 
-// AppendBinary appends the snapshot of b (policy and state) to dst; see the package doc for the
-// format. The zero LeakyBucket has no policy and cannot be saved.
+// AppendBinary appends the snapshot of b (policy and state) to dst, which UnmarshalBinary and
+// ReadSnapshot read. The zero LeakyBucket has no policy and cannot be saved.
 func (b LeakyBucket) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, b) }
 
 // MarshalBinary returns the snapshot of b.
@@ -317,8 +311,8 @@ func (f FiniteBucket) Status(at time.Time) numerus.Status {
 // String names the policy in the notation, as in "finite 100".
 func (f FiniteBucket) String() string { return f.k.String() }
 
-// AppendBinary appends the snapshot of f (policy and state) to dst; see the package doc for the
-// format. The zero FiniteBucket has no policy and cannot be saved.
+// AppendBinary appends the snapshot of f (policy and state) to dst, which UnmarshalBinary and
+// ReadSnapshot read. The zero FiniteBucket has no policy and cannot be saved.
 func (f FiniteBucket) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, f) }
 
 // MarshalBinary returns the snapshot of f.

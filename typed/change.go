@@ -6,48 +6,19 @@ import (
 	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
-// Continue returns the state under p of a subject whose state s was kept under prev, when the
-// policy changes at at: the state a store should go on with after its configuration changed.
+// Continue returns the state under p of a subject whose state s was kept under prev, for a
+// policy change at at. It never hands out tokens the subject did not have:
 //
-//   - If p and prev are the same policy (the same tree of the same algorithms deciding alike, as
-//     "gcra 10/s burst 10" and "gcra 20/2s burst 10"), s is returned unchanged.
-//   - A bucket (gcra, token, leaky, finite) carries over the lesser of the tokens it holds and the
-//     new capacity: a larger capacity does not refill.
-//   - A window (window, count, sliding, buckets) carries over its count in the current window,
-//     capped at the new limit, and never holds more tokens than it did: it holds the lesser of the
-//     tokens it held and the new limit less its count (a larger limit does not refill either, so
-//     from "window 10/h" with 7 counted, "window 20/h" holds 3, not 13).
-//   - If the trees have the same shape, a leaf identical to the old leaf at its place keeps its
-//     state exactly, and a changed leaf continues from the old leaf at its place if both are the
-//     only changed leaves of their algorithm in their trees ("gcra 10/s & gcra 1000/h" to
-//     "gcra 10/s & gcra 2000/h": the hourly GCRA from the hourly one). Every other leaf continues
-//     from the most used old leaf (the least remaining and the largest count of them all): the old
-//     leaf at its place may be another algorithm, or another leaf of the same one
-//     ("gcra 1/s & gcra 5/h" reordered), whose tokens say nothing of what this leaf may hold. So
-//     when two leaves of one algorithm change at once (both GCRAs of "gcra 10/s & gcra 1000/h"
-//     raised), both start from the tightest balance: nothing is handed out, but a raised limit
-//     may take up to its refill time to be felt.
-//   - A finite bucket never refills: one added by a change holds at most the tokens the subject
-//     held then, for good. Give a subject a new lifetime budget with a Reset (keyed) or a fresh
-//     state, not with a change. A finite bucket keeps no instant either: a state carried over to
-//     a policy of finite buckets alone and back forgets its latest instant, so an instant earlier
-//     than that one then counts as itself (a clock stepping back across two changes).
+//   - the same policy, however written (see [Policy.DecidesLike]), returns s unchanged;
+//   - a bucket keeps the lesser of its tokens and the new capacity;
+//   - a window keeps its count in the current window, capped at the new limit, and at most the
+//     tokens it held;
+//   - in a tree of the same shape, a leaf unchanged at its place keeps its state exactly.
 //
-// The tokens a changed leaf holds are whole tokens counted as used at at (or at the latest instant
-// the state admitted, if later), so switching back and forth between two policies never leaves
-// the subject more tokens than staying would: not at the switch, nor at any later instant its
-// Status is read. What later debits take may still differ a little: an Or charges each child that
-// admits, so a child holding fewer tokens is charged less and may admit sooner, and a debit of
-// several tokens refused leaves room for single ones. The result never admits more than p
-// allows. That is for a switch and a switch back at one instant: a subject that spends a while
-// under the other policy lives by that policy's refills meanwhile, so from "window 10/2h" spent, a
-// switch to "window 10/h" and back an hour later carries back the 10 tokens the hourly window
-// refilled, as staying on "window 10/h" would have given them. The other side of counting whole
-// tokens at at: a bucket's carry drops the part of a token refilled since the last whole one, so
-// a state carried back and forth more often than it refills a token refills nothing, and a
-// sliding window's carry counts every token used as used at at, to be held for a window from
-// there. Carry a subject's state once per change of its policy, not at every check of two
-// policies in turn.
+// Switching back and forth never leaves more tokens than staying. A carry counts whole tokens
+// only, so call Continue once per change of a subject's policy, not at every check of two
+// policies in turn. A finite bucket added by a change keeps at most the tokens left then, for
+// good: a new lifetime budget needs a fresh state.
 func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	c, old := p.c, prev.c
 	switch {
@@ -73,6 +44,15 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 			}
 		}
 	}
+	// A changed leaf continues from the old leaf at its place when both are the only changed
+	// leaves of their algorithm ("gcra 10/s & gcra 1000/h" to "gcra 10/s & gcra 2000/h"). Any
+	// other continues from the most used old leaf (least remaining, largest count): the old leaf
+	// at its place may be another algorithm, or a reordered one, whose tokens say nothing of this
+	// one. Two leaves of one algorithm changed at once thus both start from the tightest balance,
+	// and a raised limit may take up to its refill time to be felt. Carried tokens are whole and
+	// count as used at now: a bucket drops the part of a token refilled since the last whole one,
+	// and a sliding window holds them for a window from now. A finite bucket keeps no instant, so
+	// a state carried to finite buckets alone and back forgets its latest instant.
 	for i := range c.leaves {
 		lf := &c.leaves[i]
 		switch {
@@ -87,11 +67,9 @@ func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	return next
 }
 
-// DecidesLike reports whether p and q are the same policy, however written and compiled: the
-// same tree of the same algorithms with the same parameters in lowest terms, as
-// "gcra 10/s burst 10" and "gcra 20/2s burst 10", or "100/min" and "sliding 100/60s". Continue
-// between them returns the state unchanged, and a store may treat a State kept under one as kept
-// under the other (not its encoding: see DecodeState).
+// DecidesLike reports whether p and q are the same policy, however written: the same tree of
+// the same algorithms with the same parameters in lowest terms, as "100/min" and
+// "sliding 100/60s". A store may treat a State kept under one as kept under the other.
 func (p Policy) DecidesLike(q Policy) bool {
 	switch {
 	case p.c == q.c:

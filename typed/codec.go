@@ -7,6 +7,34 @@ import (
 	"github.com/numerus-closus/numerus/internal/limits"
 )
 
+// The binary format. A snapshot is:
+//
+//	version  one byte, Version (1)
+//	policy   pre-order: a kind byte (1 gcra, 2 token, 3 leaky, 4 finite, 5 window, 6 count,
+//	         7 sliding, 8 buckets, 9 and, 10 or), then its parameters as zig-zag varints:
+//	         count, period (ns), and burst (gcra, token, leaky) or in (buckets); finite writes its
+//	         count alone; and/or write their number of children (uvarint) and then the children
+//	state    for each leaf in pre-order, its state words as zig-zag varints; a log writes its
+//	         last instant, its number of live entries (uvarint), then (instant, tokens) pairs
+//
+// The state words are the kernels' own fields, instants in nanoseconds since the Unix epoch:
+//
+//	gcra     tat, tat fraction (in 1/N ns, where the rate is N tokens per P ns in lowest terms), last
+//	token    tokens (scaled: one token is P units), last
+//	leaky    level (scaled like tokens), last
+//	finite   left
+//	window   start, count, last
+//	count    start, prev, cur, last
+//	sliding  last, then (instant, tokens) for each live entry; buckets the same over sub-windows
+//
+// The JSON form is {"version":1,"policy":<Spec>,"state":[[words of leaf 0],[words of leaf 1],...]}.
+// Both forms write the burst a gcra, token or leaky leaf decides by, the default included.
+// Earlier writers wrote a burst left to its default, which was then the count, as 0 (and the
+// JSON form left it out): a snapshot read with a burst of 0, or none, has the count for its
+// burst, and so decides as it did when it was written. A State alone (Policy.AppendState) is
+// the version, four bytes identifying its policy, and the state words of its leaves. The
+// golden files under testdata pin the format.
+
 // Version is the format version that snapshots and states are written in: their first byte.
 // Readers keep every older version readable, and a new version never changes how an older one
 // is read.

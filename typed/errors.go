@@ -21,13 +21,10 @@ var ErrMismatch = errors.New("typed: policy does not match")
 // whose values cannot make a limiter.
 var ErrSyntax = errors.New("typed: syntax error")
 
-// SyntaxError says where a text in the notation went wrong: the column (counted in characters
-// from 1) and what was wrong there. It matches ErrSyntax. For a token out of place, Expected and
-// Found say what the parser expected there and what it found; for a problem with a value, a
-// parameter or a limit on a policy's size they are empty, the error says what is wrong (as in
-// "typed: column 9: finite takes no period"), and it matches the *numerus.ParamError that names
-// the parameter too (and so numerus.ErrInvalidArgument). The zero SyntaxError describes no
-// position.
+// SyntaxError says where a text in the notation went wrong: the column (in characters, from 1)
+// and what was wrong there. It matches ErrSyntax. For a token out of place, Expected and Found
+// say what the parser expected and found; for a bad value they are empty, and the error matches
+// the *numerus.ParamError naming the parameter too. The zero SyntaxError describes no position.
 type SyntaxError struct {
 	Column   int    // where the problem starts, from 1
 	Expected string // what the parser expected, as in "a unit such as s, min or h"

@@ -7,16 +7,12 @@ import (
 	"github.com/numerus-closus/numerus"
 )
 
-// WithMargin returns the policy that keeps sp's limits at an upstream that counts the admissions
-// when they arrive, if their delays on the way differ by at most m: admissions charged at c₁,
-// c₂, … under the returned policy, arriving at cᵢ + dᵢ with every dᵢ in some [d, d+m], are
-// admitted by sp decided on the arrivals, in the order they arrive. See the package doc,
-// "Margins", for the rule of each algorithm and its proof. An And keeps the margins of its
-// children; a finite bucket has no time to keep.
+// WithMargin returns a policy that keeps sp's limits at an upstream that counts admissions when
+// they arrive, if their delays on the way differ by at most m: whatever is charged under the
+// result arrives in an order and at instants that sp, decided on the arrivals, admits.
 //
-// It returns an error matching numerus.ErrInvalidArgument when sp is invalid, when m is negative,
-// when sp holds an Or (its children share its admissions, so no margin of theirs bounds what
-// arrives), or when the numbers of a margined leaf do not fit.
+// It returns an error matching numerus.ErrInvalidArgument when sp is invalid, m is negative, sp
+// holds an Or (no margin of its children bounds what arrives), or a margined leaf does not fit.
 func (sp Spec) WithMargin(m time.Duration) (Spec, error) {
 	if err := sp.Validate(); err != nil {
 		return Spec{}, err
@@ -31,6 +27,27 @@ func (sp Spec) WithMargin(m time.Duration) (Spec, error) {
 	return out, out.Validate()
 }
 
+// margin returns sp with margin m, leaf by leaf:
+//
+//	gcra, token, leaky (b at once,  the tolerance (b−1)·T shrinks by m: burst b − ⌈m/T⌉, or one
+//	N per P, T = P/N)              token every m + (2−b)·T while no burst would be left
+//	sliding n/w                    sliding n/(w+m)
+//	buckets n/w in k               ⌈m/(w/k)⌉ + 1 sub-windows more (the upstream's need not be ours)
+//	window n/w                     sliding n/(w+m), for the same reason
+//	count n/w                      sliding n/(2w+m): the estimate counts from the window before
+//	finite n                       finite n: it keeps no time
+//	a & b                          the margined a and b; an Or takes no margin (an error)
+//
+// Why it holds. A GCRA of interval T and tolerance τ admits a sequence exactly when every closed
+// span of length s holds at most 1 + ⌊(s+τ)/T⌋ tokens, and its delayed arrivals in a span of
+// length s were charged within a span of length s + m. The margined GCRA, of tolerance τ − m,
+// puts at most 1 + ⌊(s+m+τ−m)/T⌋ there: the same bound. When τ − m < 0, one token every
+// T′ = T − τ + m puts at most 1 + ⌊(s+m)/T′⌋, and s + m ≥ k·T′ gives s + τ ≥ k·T. The windows
+// bound the tokens of any span, or of aligned windows, that a span s + m covers; none depends on
+// the base delay or on the order of arrival. Rounding only takes away: a burst rounds down. An
+// Or is refused because its children share its admissions: none of them sees the whole
+// traffic, so none bounds it. TestWithMarginHoldsUpstream checks the rule on random traffic and
+// delays.
 func (sp Spec) margin(path string, m time.Duration) (Spec, error) {
 	switch sp.Algo {
 	case AlgoAnd:

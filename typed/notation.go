@@ -36,21 +36,13 @@ func (sp Spec) String() string {
 }
 
 // Parse reads a policy written in the notation (see the package doc for its grammar), as in
-// "100/min", "10/s burst 20", "gcra 10/s burst 5 & window 1000/1h" or "5/s | 100/min", and
-// returns its validated Spec. A bare rate, such as "100/min", is the sliding log
-// ("sliding 100/m": at most 100 in any minute); one with a burst is a GCRA. Parse never panics.
+// "100/min", "10/s burst 20" or "gcra 10/s burst 5 & window 1000/1h", and returns its validated
+// Spec. It never panics.
 //
-// Every error is a *SyntaxError that names the column of the text at fault, says what was wrong
-// there in the notation's words, and matches ErrSyntax. A token out of place gives "expected ...,
-// found ...", as in `typed: column 4: expected a unit such as s, min or h, found "x"`. A value or
-// a parameter that cannot make a limiter (a count of 0, a period of 0s, a burst given to a window,
-// buckets without "in", finite with a period), or a text past a limit on a policy's size (see
-// Limits in the package doc), gives what is wrong, as in "typed: column 1: the count must be at
-// least 1", and matches numerus.ErrInvalidArgument too: errors.As finds in it the
-// *numerus.ParamError that names the parameter by its path in the tree, as Validate names it
-// ("of[1].count"; "of" or "text" for a limit). Parse reads the whole text, checking its syntax and
-// its size, before it checks its values: a text with a token out of place, or past a limit,
-// reports that; any other, the first of its values at fault.
+// Every error is a *SyntaxError that names the column at fault and matches ErrSyntax, as in
+// `typed: column 4: expected a unit such as s, min or h, found "x"`. An error in a value or a
+// parameter, or a text past the package's limits, also matches the *numerus.ParamError naming
+// the parameter, and numerus.ErrInvalidArgument.
 func Parse(text string) (Spec, error) {
 	sp, p, err := parseText(text)
 	if err == nil {

@@ -8,13 +8,11 @@ import (
 )
 
 // SlidingWindow is the sliding window log as a typed value: at most n tokens in any span of the
-// window's length, one entry per distinct instant (at most n). Bucketed, it is the same log over
-// sub-windows aligned on the Unix epoch. It decides exactly like numerus.SlidingWindow and
-// numerus.SlidingWindowBucketed, sharing their persistent storage: a debit is O(1) amortized and
-// allocates only when the storage grows or an old value is debited again.
+// window's length, or, bucketed, in any k consecutive sub-windows aligned on the Unix epoch. It
+// decides exactly like numerus.SlidingWindow and numerus.SlidingWindowBucketed; a debit is O(1)
+// amortized and allocates only when the log's storage grows.
 //
-// The zero SlidingWindow has no policy: it denies every debit with Never, reports a zero Status
-// that is never full, names itself "sliding (zero)" and cannot be saved.
+// The zero SlidingWindow has no policy: it refuses every debit with Never and cannot be saved.
 type SlidingWindow struct{ k kernel.Log }
 
 // NewSlidingWindow returns an empty sliding window log. It returns an error matching
@@ -100,8 +98,8 @@ func (l SlidingWindow) Status(at time.Time) numerus.Status {
 // String names the policy in the notation, as in "sliding 100/m".
 func (l SlidingWindow) String() string { return l.k.String() }
 
-// AppendBinary appends the snapshot of l (policy and state) to dst; see the package doc for the
-// format. The zero SlidingWindow has no policy and cannot be saved.
+// AppendBinary appends the snapshot of l (policy and state) to dst, which UnmarshalBinary and
+// ReadSnapshot read. The zero SlidingWindow has no policy and cannot be saved.
 func (l SlidingWindow) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, l) }
 
 // MarshalBinary returns the snapshot of l.

@@ -128,15 +128,9 @@ func rest(data []byte, dec *json.Decoder) bool {
 	return false
 }
 
-// AppendSnapshot appends the binary snapshot of a limiter of p in state s: p's spec and s's
-// leaves, which ReadSnapshot reads back as p and s. Unlike AppendState, it holds the policy: a
-// reader needs nothing else. It is the snapshot a typed limiter of that spec and state saves, but
-// for how the spec is written: p writes its spec as given, its rates unreduced, where a typed
-// limiter writes its own parameters. Both write out the burst of every gcra, token and leaky leaf,
-// the default included, so that ReadSnapshot gives back the Spec with its bursts written out (a
-// Policy that DecidesLike p). It returns an error for the zero Policy, and one matching
-// ErrCorrupt for a State p could never reach (one of another policy, which p's debits read as
-// their own), so that every snapshot it writes reads back.
+// AppendSnapshot appends the binary snapshot of a limiter of p in state s, policy included,
+// which ReadSnapshot reads back as p and s. It returns an error for the zero Policy, and one
+// matching ErrCorrupt for a State p could never reach.
 func (p Policy) AppendSnapshot(b []byte, s State) ([]byte, error) {
 	ws, err := p.savedWords(s)
 	if err != nil {

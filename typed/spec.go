@@ -86,9 +86,8 @@ type Spec struct {
 }
 
 // Validate returns nil if sp can make a limiter, and otherwise a *numerus.ParamError (matching
-// numerus.ErrInvalidArgument) that names the parameter, with its path in the tree, as in
-// "of[1].burst". It checks the limits on a policy's size first (see Limits in the package doc),
-// and so visits no more of sp than they allow. It never panics.
+// numerus.ErrInvalidArgument) that names the parameter by its path, as in "of[1].burst". It
+// checks the package's limits on a policy's size first, and never panics.
 func (sp Spec) Validate() error {
 	leaves := 0
 	if err := sp.shape(0, &leaves); err != nil {

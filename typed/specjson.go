@@ -39,14 +39,10 @@ func (sp Spec) MarshalJSON() ([]byte, error) {
 	return json.Marshal(d)
 }
 
-// UnmarshalJSON reads sp from what MarshalJSON writes, or from a JSON string in the notation
-// ("10/s burst 20 & window 1000/h"), which a configuration file may find easier to write. In the
-// object form, a leaf without algo is read as the notation reads a limit without one: the sliding
-// log ({"limit":"100/min"}), or a GCRA when it has a burst; unknown fields are an error. Either
-// form is validated as Parse validates the notation: a spec that Validate rejects is an error
-// here, naming the parameter, so that a configuration file's mistake shows when it is read. The
-// limits on a policy's size hold here too (see Limits in the package doc): data is at most 128
-// KiB, and is read in one pass that checks them before it reads on.
+// UnmarshalJSON reads sp from what MarshalJSON writes, or from a JSON string in the notation. In
+// the object form a leaf without algo reads as the notation reads it, and unknown fields are an
+// error. The spec is validated, and held to the package's limits (at most 128 KiB of data), as
+// it is read.
 func (sp *Spec) UnmarshalJSON(data []byte) error {
 	if len(data) > limits.Text {
 		return paramError("", "spec", "is "+strconv.Itoa(len(data))+" bytes of JSON, more than the limit of "+

@@ -12,23 +12,14 @@ import (
 // for any three together (gcra 3, token 2, leaky 2, finite 1, window 3, count 4).
 const inlineWords = 12
 
-// State is the state of one subject under a [Policy]: plain data, the kernels' own fields (see
-// the package doc for the words of each algorithm). It is a value: DebitN returns a new State and
-// never changes the one it is given, so a store may keep States in a map and swap them.
+// State is the state of one subject under a [Policy]: plain data. It is a value: DebitN returns
+// a new State and never changes the one it is given, so a store may keep States in a map and
+// swap them. Policies whose State fits 12 inline words (any three algorithms) and holds no
+// sliding log never allocate; others allocate once per debit.
 //
-// A State holds up to 12 words inline, enough for any three algorithms. A policy whose leaves
-// need more words, or that holds a sliding log, keeps the rest in an extra block that each debit
-// copies: such policies allocate once per debit. Those within 12 words and without a log never
-// allocate.
-//
-// A State belongs to the Policy that made it: another Policy reads its words as its own (never
-// panicking), and [Policy.Continue] is the way to carry it over to a changed policy, capping
-// every leaf. Read as its own, a word keeps the other policy's count: a finite bucket of 100
-// read by "finite 2" holds 100, and a token bucket's balance is scaled by the writer's rate. Only
-// a sliding log, which names its parameters, is read as holding what it held, cut to the
-// reader's limit (read under its writer's, it would admit by the writer's limit). The zero
-// State is not a fresh state either: start from [Policy.Fresh]. Used with a policy, a zero State
-// reads as state words of zero (instants at the Unix epoch, nothing left in a finite bucket).
+// A State belongs to the Policy that made it; another Policy reads its words as its own, without
+// panicking, and may decide wrongly. Carry it over to a changed policy with [Policy.Continue].
+// The zero State is not a fresh one: start from [Policy.Fresh].
 type State struct {
 	w   [inlineWords]int64
 	ext *stateExt
@@ -216,18 +207,11 @@ func (p Policy) AppendState(b []byte, s State) []byte {
 	return b
 }
 
-// DecodeState returns the State that AppendState encoded, validated against p: an error matching
-// ErrMismatch when it was saved under another policy, and ErrCorrupt when it is truncated, has an
-// unknown version or describes a state p could never reach. It never panics. The encoding names
-// its policy by a hash of its notation, so a policy written otherwise is another policy here,
-// even one that DecidesLike p ("gcra 10/s" and "gcra 10/s burst 1"): decode under the policy the
-// state was saved under, then hand the State over.
-//
-// The notation of a gcra, token or leaky leaf whose burst is left to its default named a burst of
-// its count before the default became 1. A State encoded then under p's notation that p could
-// never reach is read under the policy the notation named then, and carried over to p as
-// [Policy.Continue] carries it: each leaf holds the lesser of what it held and p's capacity, so
-// the State admits no more than p allows, nor more than it did.
+// DecodeState returns the State that AppendState encoded, validated against p: an error
+// matching ErrMismatch when it was saved under another policy (a policy written otherwise is
+// another, even one that DecidesLike p), and ErrCorrupt when it is truncated or describes a
+// state p could never reach. It never panics. A State saved before the default burst became 1
+// is carried over to p as Continue would, so it admits no more than p allows.
 func (p Policy) DecodeState(data []byte) (State, error) {
 	c := p.c
 	if c == nil {

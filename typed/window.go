@@ -11,8 +11,7 @@ import (
 // the Unix epoch, as a typed value. It decides exactly like numerus.FixedWindow started at the
 // epoch; like it, it admits up to 2n across a boundary.
 //
-// The zero FixedWindow has no policy: it denies every debit with Never, reports a zero Status that
-// is never full, names itself "window (zero)" and cannot be saved.
+// The zero FixedWindow has no policy: it refuses every debit with Never and cannot be saved.
 type FixedWindow struct{ k kernel.FixedWindow }
 
 // NewFixedWindow returns an empty fixed window. It returns an error matching
@@ -105,8 +104,8 @@ func (w FixedWindow) Status(at time.Time) numerus.Status {
 // String names the policy in the notation, as in "window 1000/h".
 func (w FixedWindow) String() string { return w.k.String() }
 
-// AppendBinary appends the snapshot of w (policy and state) to dst; see the package doc for the
-// format. The zero FixedWindow has no policy and cannot be saved.
+// AppendBinary appends the snapshot of w (policy and state) to dst, which UnmarshalBinary and
+// ReadSnapshot read. The zero FixedWindow has no policy and cannot be saved.
 func (w FixedWindow) AppendBinary(dst []byte) ([]byte, error) { return appendSnapshot(dst, w) }
 
 // MarshalBinary returns the snapshot of w.

@@ -30,16 +30,13 @@ type config struct {
 	anyVerb  bool
 }
 
-// WithPolicy paces each upstream by sp as well as by its signals: a request goes when both
-// admit it. Give the policy with a margin for the network's delays, sp.WithMargin(m) (see
-// package typed, "Margins"), so that the upstream, which counts requests when they arrive,
-// sees no more than sp.
+// WithPolicy paces each upstream by sp as well as by its signals. Give sp a margin for the
+// network's delays (typed.Spec.WithMargin), so that the upstream sees no more than sp.
 func WithPolicy(sp typed.Spec) Option { return optionFunc(func(c *config) { c.policy = &sp }) }
 
 // WithKey chooses the gate of a request: requests of one key share one gate, its policy and the
-// budgets its upstream announced. By default the key is the request's host (URL.Host, in lower
-// case); key by API token, say, when the upstream counts per token. The Transport keeps a gate
-// for each key it has seen, for as long as it lives.
+// budgets its upstream announced. The default is the request's host; key by API token when the
+// upstream counts per token. The Transport keeps a gate for each key it has seen.
 func WithKey(key func(*http.Request) string) Option {
 	return optionFunc(func(c *config) { c.key = key })
 }
@@ -48,11 +45,10 @@ func WithKey(key func(*http.Request) string) Option {
 // one holds them for d. It must be positive.
 func WithMaxPause(d time.Duration) Option { return optionFunc(func(c *config) { c.maxPause = d }) }
 
-// WithRetries makes the Transport send a request again, up to n times, when the upstream answers
-// 429 or 503 and says when to come back: after the pause, within the request's context. Only a
-// request that can be sent again is: one without a body, or with GetBody (as http.NewRequest
-// sets for in-memory bodies), of an idempotent method (GET, HEAD, OPTIONS, TRACE, PUT, DELETE) or
-// with an Idempotency-Key field, unless WithRetryAnyMethod. n must not be negative.
+// WithRetries makes the Transport send a request again, up to n times, after the pause of a 429
+// or 503 that says when to come back, within the request's context. Only a request that can be
+// sent again is retried: no body or GetBody, and an idempotent method or an Idempotency-Key
+// field, unless WithRetryAnyMethod. n must not be negative.
 func WithRetries(n int) Option { return optionFunc(func(c *config) { c.retries = n }) }
 
 // WithRetryAnyMethod lets WithRetries send again requests of any method, POST included: for an

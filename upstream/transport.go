@@ -13,10 +13,7 @@ import (
 )
 
 // Transport is an http.RoundTripper that paces the requests to each upstream by a schedule.Gate
-// of its own, and steers the gate by what the upstream's responses say of its quota. Before a
-// request it takes one token from its upstream's gate, waiting as long as the request's context
-// allows; after the response it reads the upstream's signals (see the package doc) and steers
-// the gate with them before it returns the response.
+// of its own, and steers the gate by what the upstream's responses say of its quota.
 //
 // A Transport is safe for concurrent use, and starts no goroutine. The zero Transport is New(nil)
 // with no options: it sends through http.DefaultTransport, paced by the upstreams' signals alone.
@@ -55,12 +52,10 @@ func New(base http.RoundTripper, opts ...Option) (*Transport, error) {
 	return t, nil
 }
 
-// RoundTrip sends req when its upstream's gate lets it go, and returns the response once it has
-// read the upstream's signals from it. It fails at once, sending nothing, with a
-// *schedule.DeadlineError when the gate would let req go only at or after its context's deadline
-// (a pause the upstream asked for, a budget it announced, the local policy); with the context's
-// error if it is done first. A response that the Transport does not retry is returned as it
-// came, its body unread; see WithRetries for those it does.
+// RoundTrip sends req when its upstream's gate lets it go, and reads the upstream's signals
+// from the response before returning it. It fails at once, sending nothing, with a
+// *schedule.DeadlineError when the gate would let req go only at or after its context's
+// deadline. A response it does not retry is returned as it came, its body unread.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	u := t.upstream(t.keyOf(req))
 	replay := t.replayable(req)

@@ -6,18 +6,11 @@ import (
 	"strings"
 )
 
-// ClientIP returns the address of the client that sent r: the peer's address (r.RemoteAddr),
-// unless the peer is one of the trusted proxies. Only then is X-Forwarded-For read, from the
-// right: each address a trusted proxy appended is the peer it saw, so the first address from the
-// right that is not a trusted proxy is the client. An address that does not parse stops the walk
-// at the proxy that reported it, whose address is returned. With no trusted proxies (the
-// default) X-Forwarded-For is never read: any client can write it. A prefix contains the
-// addresses of a link-local peer whatever its zone (fe80::/10 trusts fe80::1%eth0); the address
-// returned keeps its zone. Addresses are read unmapped (::ffff:10.0.0.1 as 10.0.0.1), so name
-// IPv4 proxies by IPv4 prefixes (10.0.0.0/8): an IPv4-mapped prefix (::ffff:10.0.0.0/104) trusts
-// no peer, and X-Forwarded-For is then not read.
-//
-// It returns the zero Addr if r.RemoteAddr is not an address (as with some test transports).
+// ClientIP returns the address of the client that sent r: r.RemoteAddr, unless that peer is a
+// trusted proxy. Only then is X-Forwarded-For read, from the right, and the first address that
+// is not a trusted proxy is the client. With no trusted proxies X-Forwarded-For is never read:
+// any client can write it. Addresses are compared unmapped, so name IPv4 proxies by IPv4
+// prefixes (10.0.0.0/8). It returns the zero Addr if r.RemoteAddr is not an address.
 func ClientIP(r *http.Request, trusted ...netip.Prefix) netip.Addr {
 	addr := parseAddr(r.RemoteAddr)
 	if !addr.IsValid() || !isTrusted(addr, trusted) {

@@ -25,17 +25,10 @@ type Quota struct {
 	Window time.Duration
 }
 
-// QuotaOf returns what RateLimit-Policy advertises for a policy: one Quota for each of its
-// limits, in the order its notation writes them, named name for a policy of one limit and
-// name-1, name-2, … for several. A limit's quota is
-//
-//   - gcra, token, leaky: the burst, over the time the rate takes to grant it again (100/s burst
-//     200: q=200, w=2; gcra 10/s, of the default burst 1: q=1 over 100ms, advertised as w=1);
-//   - window, count, sliding, buckets: the limit over the window;
-//   - finite: the size, with no window.
-//
-// A window of a fraction of a second is rounded up to whole seconds and keeps its quota
-// (10/s burst 5: q=5 over half a second, advertised as q=5, w=1): a client that goes by it
+// QuotaOf returns what RateLimit-Policy advertises for sp: one Quota per limit, in the order the
+// notation writes them, named name, or name-1, name-2, … for several. A bucket's quota is its
+// burst over the time the rate takes to grant it again, a window's its limit over the window, a
+// finite bucket's its size. Windows round up to whole seconds, so a client that goes by them
 // sends less than it may, never more.
 func QuotaOf(name string, sp typed.Spec) []Quota {
 	var qs []Quota
@@ -92,23 +85,16 @@ func refill(burst, count int64, period time.Duration) time.Duration {
 	return time.Duration(q)
 }
 
-// SetHeaders writes the fields of the ratelimit-headers draft for d under qs, the quotas of the
-// policy's limits (QuotaOf), and Retry-After:
+// SetHeaders writes d as the fields of the ratelimit-headers draft, for the quotas qs of the
+// policy's limits (QuotaOf):
 //
 //	RateLimit-Policy: "<name>";q=<limit>;w=<window seconds>, …   (every limit)
-//	RateLimit: "<name>";r=<remaining>;t=<seconds>                (the limit that binds)
+//	RateLimit: "<name>";r=<remaining>;t=<seconds>                (the limit d.Binding names)
 //	Retry-After: <seconds>                                       (on a refusal only)
 //
-// RateLimit reports the limit d.Binding names: on an admission the one with the fewest tokens
-// left, r its tokens and t the time until one more is available (d.RefillAfter: "additional
-// quota", 0 when full); on a refusal the one whose wait the refusal gives, and t the time until
-// the same request would be admitted (d.RetryAfter), which Retry-After repeats (at least 1, lest
-// a client read 0 as "at once" and retry in a loop). Seconds are whole and rounded up. A refusal
-// that can never succeed (RetryAfter Never: a spent finite quota) has no t and no Retry-After
-// (SetHeaders removes one h held): a client must not retry it. A quota's q is d.Limit when its
-// Limit is zero, and an empty qs advertises one quota of d.Limit named "default". An integer
-// beyond the 15 digits a structured field holds is written as the largest (999999999999999), lest
-// a recipient reject the whole field.
+// t is d.RefillAfter when admitted and d.RetryAfter when refused. Seconds round up, and
+// Retry-After is at least 1. A refusal that can never succeed has neither t nor Retry-After. An
+// empty qs advertises one quota of d.Limit named "default".
 func SetHeaders(h http.Header, qs []Quota, d keyed.Decision) {
 	if len(qs) == 0 {
 		qs = []Quota{{}}

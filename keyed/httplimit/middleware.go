@@ -28,25 +28,13 @@ const (
 
 // Middleware limits the requests of each client with a keyed.Limiter. Build one with New.
 //
-// For each request it takes cost(r) tokens for key(r) (by default one token for the client's IP
-// address, see [ClientIP]) and then:
+// Each request takes cost(r) tokens (one by default) for key(r) (its client's address by
+// default, see [ClientIP]). An admitted request is served with the fields of [SetHeaders]; a
+// refused one is answered 429 with them and Retry-After, or without Retry-After when no wait
+// will do; a failure of the store is handled as New's OnError says.
 //
-//   - admitted: sets the fields of [SetHeaders] and serves the request;
-//   - refused: sets the fields and Retry-After and answers 429 Too Many Requests;
-//   - refused for good (RetryAfter Never: a spent finite quota, or a cost above the capacity):
-//     answers 429 without Retry-After and without t, with a body saying that retrying will not
-//     help;
-//   - store failure: as the OnError given to New says, after reporting the error to the function
-//     of WithErrorLog.
-//
-// No request is free by default. A cost of 0 (a size that rounds down to nothing, as
-// (r.ContentLength+1023)/1024 does for a short body) is charged as 1; [WithFreeRequests] makes 0
-// serve the request unchecked, with no fields. A negative cost means the cost is unknown (a
-// chunked upload's ContentLength is −1): the middleware answers 400 Bad Request itself, and
-// reports an error matching numerus.ErrInvalidArgument to the function of WithErrorLog. Neither
-// OnError applies: an unknown cost is no failure of the store, and serving it would lift the
-// limit. A cost function that must admit uploads of unknown length should charge them what
-// they may take (the most the handler accepts).
+// A cost of 0 is charged as 1 unless [WithFreeRequests]. A negative cost (unknown, as a chunked
+// upload's ContentLength) is answered 400: charge such requests the most the handler accepts.
 //
 // The zero Middleware is not usable; a Middleware is a value, safe for concurrent use.
 type Middleware struct {
@@ -70,11 +58,9 @@ type optionFunc func(*Middleware)
 
 func (f optionFunc) apply(m *Middleware) { f(m) }
 
-// WithKey sets the function that names a request's subject (by default its client's IP address,
-// see [WithIPv6Prefix]). Nil restores the default. The default names a peer that has no IP
-// address by its RemoteAddr: every client of a server on a Unix socket ("@") then shares one
-// limit, X-Forwarded-For unread; behind a proxy that connects over a Unix socket, name clients
-// with a key function of your own.
+// WithKey sets the function that names a request's subject; nil restores the default, the
+// client's address. Behind a proxy that connects over a Unix socket, every client would share
+// the default's one key: use a key function of your own.
 func WithKey(key func(*http.Request) string) Option {
 	return optionFunc(func(m *Middleware) { m.key = key })
 }
@@ -90,13 +76,9 @@ func WithCost(cost func(*http.Request) int64) Option {
 func WithFreeRequests() Option { return optionFunc(func(m *Middleware) { m.free = true }) }
 
 // WithIPv6Prefix sets the length of the network that names an IPv6 client in the default key:
-// 64 by default, so that every address of a /64, which one subscriber or one host is handed
-// whole and can draw a fresh address from for every request, is one client. Choose 56 or 48
-// where providers hand a subscriber a /56 or a /48 (each holds 256 or 65,536 /64s), at the price
-// of limiting together the subscribers of a network that shares one; choose 128 only when the
-// hosts of one /64 are distinct clients you trust not to change address (a data centre's LAN).
-// IPv4 clients are keyed by their address either way. bits must lie in [1, 128]: New returns an
-// error matching numerus.ErrInvalidArgument otherwise.
+// 64 by default, since a host handed a /64 can use a fresh address for every request. Use 56 or
+// 48 where providers hand out such networks; 128 only for hosts you trust not to change
+// address. bits must lie in [1, 128].
 func WithIPv6Prefix(bits int) Option {
 	return optionFunc(func(m *Middleware) {
 		if bits < 1 || bits > 128 {

@@ -158,11 +158,8 @@ func BenchmarkLayers(b *testing.B) {
 }
 
 // BenchmarkHotRefusal is one subject over its limit, checked from b.RunParallel's goroutines:
-// every check is refused. With ones, every check asks one token and is answered from the refusal
-// the entry keeps, with no lock; with mixed, one check in 16 asks two, which takes the entry's
-// lock (refusals of more than one token are not kept). The one-token checks read no line a lock
-// holder writes (see the entry's layout), so what mixed adds is the lock takers' own cost: 47 ns
-// a check against 39 here.
+// every check is refused, under its shard's lock, writing nothing else. With ones, every check
+// asks one token; with mixed, one check in 16 asks two.
 func BenchmarkHotRefusal(b *testing.B) {
 	for _, mode := range []string{"ones", "mixed"} {
 		b.Run("mode="+mode, func(b *testing.B) {

@@ -26,7 +26,7 @@ func newSeed() seed {
 
 // hash returns the hash of the key b, whose framed namespace is n bytes long: the hashes of the
 // namespace and of the rest, mixed, so that a bound limiter hashes its namespace once (see
-// [Store.Bind]) and the subject on each check. A key that is not framed (n = 0) hashes as an
+// Store.bind) and the subject on each check. A key that is not framed (n = 0) hashes as an
 // empty namespace and the whole key.
 func (sd *seed) hash(b []byte, n int) uint64 {
 	return mix(maphash.Bytes(sd.long, b[:n]), sd.subjectBytes(b[n:]))

@@ -1,27 +1,88 @@
 package memory
 
+import "strings"
+
 // key is a store key, split after its framed namespace (see prefixLen): a bound limiter's check
 // carries the namespace and the subject as they are, a Request the bytes of the whole key, split
-// at n. A key and an entry match when both parts do: the split is a function of the whole key,
-// so that is when the whole keys do.
+// at n. name is the namespace's number among the store's names. A key and a slot match when the
+// namespace and the subject do: the split is a function of the whole key, so that is when the
+// whole keys do.
 type key struct {
-	bytes   []byte // a Request's key, nil for a bound check's
-	n       int    // the length of the framed namespace in bytes
-	prefix  string // a bound check's namespace, framed
-	subject string // a bound check's subject
+	bytes   []byte    // a Request's key, nil for a bound check's
+	n       int       // the length of the framed namespace in bytes
+	prefix  string    // a bound check's namespace, framed
+	subject string    // a bound check's subject
+	name    uint16    // the namespace's number, or unnamed
+	words   [2]uint64 // a bound check's subject of up to 16 bytes read as words, which hold all its bytes
+}
+
+// boundKey returns the key of a bound check: subject in the framed namespace prefix, numbered
+// name.
+func boundKey(prefix, subject string, name uint16) key {
+	k := key{prefix: prefix, subject: subject, name: name}
+	if len(subject) <= 16 {
+		k.words[0], k.words[1] = words(subject)
+	}
+	return k
 }
 
 // requestKey returns the key of a Request's bytes.
 func requestKey(b []byte) key { return key{bytes: b, n: prefixLen(b)} }
 
-// matches reports whether k is the key of e. The namespace of an entry that a bound check made
-// is the bound's own string, so for a bound check the string compare ends at the address; an
-// entry a Request made holds a copy, compared byte by byte.
-func (k *key) matches(e *entry) bool {
-	if k.bytes != nil {
-		return string(k.bytes[k.n:]) == e.subject && string(k.bytes[:k.n]) == e.prefix
+// matches reports whether k is the key of the slot sl, whose hash's high half matched.
+func (k *key) matches(sl *slot) bool {
+	if sl.name != k.name || k.name == unnamed && sl.more.prefix != k.namespace() {
+		return false
 	}
-	return k.subject == e.subject && k.prefix == e.prefix
+	if k.bytes != nil {
+		sub := k.bytes[k.n:]
+		if sl.n == long {
+			return string(sub) == sl.more.subject
+		}
+		return int(sl.n) == len(sub) && string(sl.sub[:sl.n]) == string(sub)
+	}
+	switch n := len(k.subject); {
+	case sl.n == long:
+		return k.subject == sl.more.subject
+	case int(sl.n) != n:
+		return false
+	case n <= 16: // the words of n bytes hold them all: equal words, equal bytes
+		a, b := words(sl.sub[:n])
+		return [2]uint64{a, b} == k.words
+	}
+	return string(sl.sub[:sl.n]) == k.subject
+}
+
+// namespace returns the framed namespace as a string of its own.
+func (k *key) namespace() string {
+	if k.bytes != nil {
+		return string(k.bytes[:k.n])
+	}
+	return k.prefix
+}
+
+func (k *key) subjectLen() int {
+	if k.bytes != nil {
+		return len(k.bytes) - k.n
+	}
+	return len(k.subject)
+}
+
+func (k *key) copySubject(dst []byte) {
+	if k.bytes != nil {
+		copy(dst, k.bytes[k.n:])
+		return
+	}
+	copy(dst, k.subject)
+}
+
+// subjectString returns the subject as a string of its own: a copy, never the caller's memory,
+// which may be reused or pin a larger buffer.
+func (k *key) subjectString() string {
+	if k.bytes != nil {
+		return string(k.bytes[k.n:])
+	}
+	return strings.Clone(k.subject)
 }
 
 // prefixLen returns the length of the framed namespace that key starts with ("9:ratelimit:", as

@@ -87,8 +87,8 @@ func TestFramedKeysAllocateNothing(t *testing.T) {
 // TestAcquireAllocatesNothingInline pins, for every algorithm and trees up to the State's 12
 // inline words, zero allocations for TryAcquire admitted and refused, and for Peek; and the two
 // allocations that a policy with a log, or a larger tree, costs each TryAcquire (the package doc
-// says why), so that neither number grows unnoticed, but a refusal of one token that a kept
-// refusal answers, which allocates nothing under any policy. The clock stands still: 1,000
+// says why), so that neither number grows unnoticed, but a refusal of one token, which the
+// store answers from a Peek and which allocates nothing under any policy. The clock stands still: 1,000
 // tokens are admitted, then every check is refused.
 func TestAcquireAllocatesNothingInline(t *testing.T) {
 	if memory.RaceEnabled {
@@ -234,7 +234,7 @@ func TestBytesPerSubject(t *testing.T) {
 	n := scale()
 	perSubject := bytesPerSubject(t, n)
 	t.Logf("%.0f bytes per live subject (%d subjects, keys of 27 bytes)", perSubject, n)
-	assert.Less(t, perSubject, 400.0)
+	assert.LessOrEqual(t, perSubject, 130.0, "a slot of 64 bytes in a table half to three quarters full")
 }
 
 func bytesPerSubject(t testing.TB, n int) float64 {
@@ -261,6 +261,7 @@ func bytesPerSubject(t testing.TB, n int) float64 {
 		t.Fatalf("%d subjects held, want %d", s.Len(), n)
 	}
 	runtime.KeepAlive(s)
+	runtime.KeepAlive(subjects) // made before, so not counted: it must not be collected before after either
 	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
 }
 

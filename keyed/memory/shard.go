@@ -1,8 +1,8 @@
 package memory
 
 import (
+	"math"
 	"sync"
-	"sync/atomic"
 
 	"github.com/numerus-closus/numerus/typed"
 )
@@ -13,194 +13,170 @@ import (
 // a wave kept some of them through it: a tenth more than the wave, TestMemoryBounded found.)
 const handChecks = 3
 
+// fullChecks is how many more entries a new subject checks under the hands of its shard and of
+// the shards after it when the store is at its cap, before it is refused or left untracked: a
+// bounded search for a subject back to full, to make room.
+const fullChecks = 64
+
 // cacheLine is the padding that keeps the shards' locks apart.
 const cacheLine = 64
 
-// shard holds the entries of the keys that hash to it: an index from key to entry that checks
-// read without a lock, and a dense slice of the entries, which the clock hand walks. Its lock
-// serializes what changes the index: new entries, dropped ones, the hand.
-//
-// A check of an existing subject takes only its entry's lock, so checks of different subjects
-// write no memory in common. Entries are allocated one by one: subjects created together lie
-// together in memory.
+// shard holds the entries of the keys that hash to it, in a table, under one lock: a check takes
+// it, reads its subject's slot, and writes it if the state changes.
 type shard struct {
-	mu      sync.Mutex
-	index   atomic.Pointer[table] // replaced under mu
-	entries []*entry
-	hand    int
-	dropped int64 // the latest reading of the store's clock that dropped an entry here
-	_       [cacheLine]byte
+	mu    sync.Mutex
+	t     table
+	hand  int     // the slot the clock hand checks next
+	marks []int64 // by namespace number: the latest instant a dropped entry was full from
+	_     [cacheLine]byte
 }
 
-func (sh *shard) table() *table { return sh.index.Load() }
-
-// acquire takes cost tokens under p at at from the subject of key, whose hash is h: from the
-// refusal its entry keeps, with no lock, or from its entry, under the entry's lock, or else under
-// the shard's lock. It returns the instant it decided at: at, or later for a reading of the
-// store's clock (own) that found no entry (see since).
-func (sh *shard) acquire(h uint64, k *key, p typed.Policy, at, cost, grace int64, own bool) (typed.Outcome, bool, int64) {
-	if e := sh.table().candidate(h); e != nil && k.matches(e) {
-		if cost == 1 && e.refusing.Load() {
-			if o, ok := e.holds(p, at); ok {
-				return o, false, at
-			}
-		}
-		if e.dead.Load() { // dropped; also fetches the lock's line with the key's (see entry)
-			return sh.acquireLocked(h, k, p, at, cost, grace, own)
-		}
-		e.mu.Lock()
-		if !e.dead.Load() && e.adopt(p) {
-			o, ok := p.DebitIn(&e.state, at, cost)
-			if ok && e.refusing.Load() || !ok && cost == 1 {
-				return e.settle(p, o, ok, at)
-			}
-			e.mu.Unlock()
-			return o, ok, at
-		}
-		e.mu.Unlock()
-	}
-	return sh.acquireLocked(h, k, p, at, cost, grace, own)
-}
-
-// acquireLocked is acquire under the shard's lock, at the instant since returns: from the entry
-// of key if there is one, or from a fresh state kept as a new entry if the debit is admitted.
-func (sh *shard) acquireLocked(h uint64, k *key, p typed.Policy, at, cost, grace int64, own bool) (typed.Outcome, bool, int64) {
+// acquire takes cost tokens under p at at from the subject of key, whose hash is h. A subject
+// with no entry is decided at no instant earlier than its namespace's watermark in the shard
+// (see mark): its entry may have been dropped, full from an instant no later than the
+// watermark, and deciding it afresh at an earlier instant, where it was not full, would hand it
+// tokens it had spent. It returns the
+// instant it decided at, and ErrFull for a new subject that the store, at its cap, refuses.
+func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (typed.Outcome, bool, int64, error) {
+	h32 := uint32(h >> 32)
 	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	at = sh.since(at, own)
-	if e := sh.table().find(h, k); e != nil {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		o, ok := e.debit(p, at, cost)
-		return o, ok, at
+	if i := sh.t.find(h32, k); i >= 0 {
+		o, ok := sh.t.slots[i].debit(p, at, cost)
+		sh.mu.Unlock()
+		return o, ok, at, nil
 	}
+	at = max(at, sh.mark(k.name))
 	state := p.Fresh()
 	o, ok := p.DebitIn(&state, at, cost)
-	if ok {
-		sh.sweep(at, grace, handChecks, own)
-		sh.insert(newEntry(h, k, p, state))
+	if !ok {
+		sh.mu.Unlock()
+		return o, ok, at, nil
 	}
-	return o, ok, at
-}
-
-// since returns the instant of a check under the shard's lock: a reading of the store's clock
-// (own) raised to the latest one that dropped an entry here. A check reads the clock before it
-// takes a lock; if another check dropped its subject's entry meanwhile (full at that check's
-// later reading, less the grace), it would start afresh at its earlier reading, when the subject
-// was not yet full. The raised reading is one the clock gave already, so it is no later than
-// now: as if the check had read the clock after the drop. The caller holds the lock.
-func (sh *shard) since(at int64, own bool) int64 {
-	if own {
-		return max(at, sh.dropped)
+	sh.sweep(s, at, handChecks)
+	if !s.hold() && (s.sweepAtCap(sh, h, at) == 0 || !s.hold()) {
+		sh.mu.Unlock()
+		return s.atCap(o, at)
 	}
-	return at
+	if sh.t.full() {
+		sh.resize()
+	}
+	sh.t.insert(h32, k, p, &state)
+	sh.mu.Unlock()
+	return o, ok, at, nil
 }
 
 // peek reports whether the subject of key could take one token under p at at, and the instant it
-// decided at (see acquire): from the refusal its entry keeps, or under the entry's lock. An entry
-// full for the grace is dropped, under the shard's lock. (A refusal kept means the subject is
-// not full at at, so not idle either.)
-func (sh *shard) peek(h uint64, k *key, p typed.Policy, at, grace int64, own bool) (typed.Outcome, bool, int64) {
-	if e := sh.table().candidate(h); e != nil && k.matches(e) {
-		if e.refusing.Load() { // PeekIn reports what DebitIn of one token would
-			if o, ok := e.holds(p, at); ok {
-				return o, false, at
-			}
-		}
-		if !e.dead.Load() { // also fetches the lock's line with the key's (see entry)
-			e.mu.Lock()
-			if !e.dead.Load() && !e.idle(at, grace) {
-				o, ok := e.peek(p, at)
-				e.mu.Unlock()
-				return o, ok, at
-			}
-			e.mu.Unlock()
-		}
-	}
+// decided at (see acquire). An entry full for the grace is dropped.
+func (sh *shard) peek(s *Store, h uint64, k *key, p typed.Policy, at int64) (typed.Outcome, bool, int64) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	at = sh.since(at, own)
-	if e := sh.table().find(h, k); e != nil {
-		e.mu.Lock()
-		if !e.idle(at, grace) {
-			defer e.mu.Unlock()
-			o, ok := e.peek(p, at)
+	if i := sh.t.find(uint32(h>>32), k); i >= 0 {
+		sl := &sh.t.slots[i]
+		full, idle := sl.idle(at, s.grace)
+		if !idle {
+			o, ok := sl.peek(p, at)
 			return o, ok, at
 		}
-		sh.drop(e, at, own)
+		sh.drop(s, i, sl.name, full)
+		sh.shrink()
 	}
+	at = max(at, sh.mark(k.name))
 	state := p.Fresh()
 	o, ok := p.PeekIn(&state, at)
 	return o, ok, at
 }
 
-func (sh *shard) reset(h uint64, k *key) {
+// reset drops the entry of key, if any, raising no watermark: its next check starts from full,
+// as asked.
+func (sh *shard) reset(s *Store, h uint64, k *key) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if e := sh.table().find(h, k); e != nil {
-		e.mu.Lock()
-		sh.drop(e, 0, false)
+	if i := sh.t.find(uint32(h>>32), k); i >= 0 {
+		sh.remove(s, i)
+		sh.shrink()
 	}
 }
 
 func (sh *shard) len() int {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	return len(sh.entries)
+	return sh.t.count
 }
 
-// insert adds e to the index and the entries, growing the index if it is full. The caller holds
-// the lock.
-func (sh *shard) insert(e *entry) {
-	if sh.table().full() {
-		sh.index.Store(sized(slotsFor(len(sh.entries)+1), sh.entries))
+// drop removes the entry in slot i, of the namespace numbered name, whose subject is full from
+// the instant full, and raises the namespace's watermark to it.
+func (sh *shard) drop(s *Store, i int, name uint16, full int64) {
+	j := markOf(name)
+	if j >= len(sh.marks) {
+		sh.marks = append(sh.marks, make([]int64, j+1-len(sh.marks))...)
+		for k := range sh.marks[j:] {
+			sh.marks[j+k] = math.MinInt64
+		}
 	}
-	e.pos = int32(len(sh.entries))
-	sh.entries = append(sh.entries, e)
-	sh.table().insert(e)
+	sh.marks[j] = max(sh.marks[j], full)
+	sh.remove(s, i)
 }
 
-// drop marks e dead, unlocks it and removes it from the index and the entries, moving the last
-// entry into its place, for a check at at, a reading of the store's clock if own. The caller
-// holds the shard's lock and e.mu.
-func (sh *shard) drop(e *entry, at int64, own bool) {
-	if own {
-		sh.dropped = max(sh.dropped, at)
+// mark returns the watermark of a namespace in the shard: the latest instant from which an
+// entry of it that the shard dropped was full, or the earliest instant if none. Namespaces keep
+// watermarks apart so that one that lives on another clock (a replay, a test's fake clock)
+// moves no other's; the unnumbered ones share one.
+func (sh *shard) mark(name uint16) int64 {
+	if j := markOf(name); j < len(sh.marks) {
+		return sh.marks[j]
 	}
-	e.unrefuse()
-	// dead before the unlock: a check waiting for the lock must find it set. dead is atomic,
-	// for the checks that load it before the lock, so the race detector does not police this
-	// order; TestCheckOfDroppedEntry does, though only when the waiter wakes in between.
-	e.dead.Store(true)
-	e.mu.Unlock()
-	sh.table().remove(e)
-	last := sh.entries[len(sh.entries)-1]
-	sh.entries[e.pos], last.pos = last, e.pos
-	sh.entries[len(sh.entries)-1] = nil
-	sh.entries = sh.entries[:len(sh.entries)-1]
-	if sh.table().sparse() {
-		sh.index.Store(sized(slotsFor(len(sh.entries)), sh.entries))
+	return math.MinInt64
+}
+
+// markOf is the index of a namespace's watermark in marks.
+func markOf(name uint16) int {
+	if name == unnamed {
+		return maxNames
+	}
+	return int(name)
+}
+
+// remove empties slot i. The caller shrinks the table after (see shrink).
+func (sh *shard) remove(s *Store, i int) {
+	sh.t.remove(i)
+	s.release()
+}
+
+// shrink rebuilds the table if it is sparse.
+func (sh *shard) shrink() {
+	if sh.t.sparse() {
+		sh.resize()
 	}
 }
 
-// sweep checks up to n entries from the hand on, drops those full for grace or more at at (a
-// reading of the store's clock if own), and returns how many it dropped. The caller holds the
-// lock.
-func (sh *shard) sweep(at, grace int64, n int, own bool) int {
-	dropped := 0
-	for range min(n, len(sh.entries)) {
-		if sh.hand >= len(sh.entries) {
+// resize rebuilds the table at twice its entries; the hand starts over.
+func (sh *shard) resize() {
+	sh.t = sh.t.resized()
+	sh.hand = 0
+}
+
+// sweep checks up to n entries from the hand on, drops those full for the grace or more at at,
+// and returns how many it dropped. It passes over at most the table's slots.
+func (sh *shard) sweep(s *Store, at int64, n int) int {
+	dropped, checked, skipped := 0, 0, 0
+	for checked < n && sh.t.count > 0 && skipped < len(sh.t.slots) {
+		if sh.hand >= len(sh.t.slots) {
 			sh.hand = 0
 		}
-		e := sh.entries[sh.hand]
-		e.mu.Lock()
-		if e.idle(at, grace) {
-			sh.drop(e, at, own) // the last entry moves here: check it next
+		sl := &sh.t.slots[sh.hand]
+		if sl.empty() {
+			sh.hand++
+			skipped++
+			continue
+		}
+		checked++
+		if full, idle := sl.idle(at, s.grace); idle {
+			sh.drop(s, sh.hand, sl.name, full) // an entry after it may move here: check it next
 			dropped++
 			continue
 		}
-		e.mu.Unlock()
 		sh.hand++
 	}
+	sh.shrink()
 	return dropped
 }

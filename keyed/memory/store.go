@@ -2,7 +2,7 @@ package memory
 
 import (
 	"context"
-	"math"
+
 	"math/bits"
 	"runtime"
 	"strconv"
@@ -22,10 +22,12 @@ type Store struct {
 	shards []shard
 	mask   uint64
 	seed   seed
+	names  names
 	now    func() int64 // nil for the default clock: wall + the monotonic time since base
 	base   time.Time
 	wall   int64
 	grace  int64
+	limit  capacity
 	binder // binds limiters of string subjects (see package bind); no name a user sees
 }
 
@@ -54,16 +56,16 @@ func WithClock(now func() time.Time) Option {
 // are full; a grace longer than the gaps between a subject's checks spares subjects that refill
 // between checks from having their entry dropped and made again, so steady traffic neither
 // churns nor allocates. Decisions do not depend on it while no check's instant lies more than
-// the grace behind one the store was given before, as with the store's own clock (see the
-// package doc's section on time).
+// the grace behind one the store was given before, as with the store's own clock; a check
+// further back is decided no earlier than the watermark of what was dropped (see the package
+// doc's section on time).
 func WithGrace(grace time.Duration) Option {
 	return optionFunc(func(s *Store) { s.grace = int64(max(grace, 0)) })
 }
 
 // WithShards sets the number of shards, rounded up to a power of two (by default 16 per CPU,
-// at least 64). A shard's lock serializes the new subjects and the drops of its keys (checks of
-// existing subjects take only their own lock): more shards mean less waiting when many new
-// subjects arrive at once, and a little more memory.
+// at least 64). A check takes its shard's lock: more shards mean less waiting when many
+// goroutines check at once, and a little more memory.
 func WithShards(n int) Option {
 	return optionFunc(func(s *Store) { s.shards = make([]shard, pow2(max(n, 1))) })
 }
@@ -80,9 +82,9 @@ func New(opts ...Option) *Store {
 	}
 	s.binder = bind.New(s, s.bind)
 	s.mask = uint64(len(s.shards) - 1)
+	s.names.init()
 	for i := range s.shards {
-		s.shards[i].index.Store(newTable(minSlots))
-		s.shards[i].dropped = math.MinInt64
+		s.shards[i].t = newTable(minSlots)
 	}
 	return s
 }
@@ -93,16 +95,19 @@ func pow2(n int) int { return 1 << bits.Len(uint(n-1)) }
 // returns an error only for an invalid request (a cost below 1 or above the policy's capacity,
 // the zero Policy), matching numerus.ErrInvalidArgument and taking nothing; it ignores ctx, as it
 // never blocks on anything but its shard. A key not framed as keyed frames it is a subject of
-// its own, apart from every framed one.
+// its own, apart from every framed one. A store at its cap ([WithMaxSubjects]) returns ErrFull
+// for a new subject it has no room for.
 func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, err error) {
 	if err := check(r.Policy, r.Cost); err != nil {
 		return keyed.Decision{}, err
 	}
-	at, own := s.at(r.At)
-	k := requestKey(r.Key)
+	k := s.requestKey(r.Key)
 	h := s.seed.hash(r.Key, k.n)
-	o, ok, at := s.shard(h).acquire(h, &k, r.Policy, at, r.Cost, s.grace, own)
-	if !ok && r.Cost > o.Limit { // refused with Never, taking nothing: found here, off the common path
+	o, ok, at, err := s.shard(h).acquire(s, h, &k, r.Policy, s.at(r.At), r.Cost)
+	switch {
+	case err != nil:
+		return keyed.Decision{}, err
+	case !ok && r.Cost > o.Limit: // refused with Never, taking nothing: found here, off the common path
 		return keyed.Decision{}, costError(r, o.Limit)
 	}
 	d.SetOutcome(o, ok, at)
@@ -115,19 +120,18 @@ func (s *Store) Peek(_ context.Context, r keyed.Request) (d keyed.Decision, err 
 	if err := check(r.Policy, 1); err != nil {
 		return keyed.Decision{}, err
 	}
-	at, own := s.at(r.At)
-	k := requestKey(r.Key)
+	k := s.requestKey(r.Key)
 	h := s.seed.hash(r.Key, k.n)
-	o, ok, at := s.shard(h).peek(h, &k, r.Policy, at, s.grace, own)
+	o, ok, at := s.shard(h).peek(s, h, &k, r.Policy, s.at(r.At))
 	d.SetOutcome(o, ok, at)
 	return d, nil
 }
 
 // Reset drops the subject of r.Key: its next check starts from full.
 func (s *Store) Reset(_ context.Context, r keyed.Request) error {
-	k := requestKey(r.Key)
+	k := s.requestKey(r.Key)
 	h := s.seed.hash(r.Key, k.n)
-	s.shard(h).reset(h, &k)
+	s.shard(h).reset(s, h, &k)
 	return nil
 }
 
@@ -147,29 +151,37 @@ func (s *Store) Len() int {
 // or a timer of your own to give memory back after traffic stops: the store never sweeps on its
 // own beyond the three entries each new subject checks. The store's clock is the instant it
 // sweeps at: a store whose requests carry instants of another clock (At, or a keyed.Limiter's
-// clock) should be given that clock with WithClock, or not be swept, lest it drop subjects that
-// are not full at the instants of their checks.
+// clock) should be given that clock with WithClock, or not be swept: a subject it drops as full
+// at the store's clock is decided, at its next check, no earlier than the instant it was full
+// from (see the package doc's section on time), which may lie ahead of that check's instant.
 func (s *Store) Sweep(n int) int {
 	at, dropped := s.clock(), 0
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		dropped += sh.sweep(at, s.grace, n, true)
+		dropped += sh.sweep(s, at, n)
 		sh.mu.Unlock()
 	}
 	return dropped
 }
 
 // at returns the instant of a request in nanoseconds since the Unix epoch: its At, or the
-// store's clock if At is zero (own).
-func (s *Store) at(at time.Time) (ns int64, own bool) {
+// store's clock if At is zero.
+func (s *Store) at(at time.Time) int64 {
 	switch {
 	case !at.IsZero():
-		return kernel.FromTime(at), false
+		return kernel.FromTime(at)
 	case s.now != nil:
-		return s.now(), true
+		return s.now()
 	}
-	return s.wall + int64(time.Since(s.base)), true // clock's, one call less on every check
+	return s.wall + int64(time.Since(s.base)) // clock's, one call less on every check
+}
+
+// requestKey returns the key of a Request's bytes, its namespace numbered.
+func (s *Store) requestKey(b []byte) key {
+	k := requestKey(b)
+	k.name = s.names.id(b[:k.n])
+	return k
 }
 
 // clock reads the store's clock. The default one reads only the monotonic clock, which costs
