@@ -77,7 +77,8 @@ func TestMiddlewareNegativeCost(t *testing.T) {
 func uploads(t *testing.T, policy string, onError httplimit.OnError, cost func(*http.Request) int64) (func(io.Reader) int, *int) {
 	sp, err := typed.Parse(policy)
 	require.NoError(t, err)
-	l, err := keyed.New(memory.New(), sp, keyed.StringKey{})
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC) // a clock that stands still: no new window mid-test
+	l, err := keyed.New(memory.New(), sp, keyed.StringKey{}, keyed.WithClock(func() time.Time { return now }))
 	require.NoError(t, err)
 	m, err := httplimit.New(l, onError, httplimit.WithCost(cost))
 	require.NoError(t, err)
