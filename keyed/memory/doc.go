@@ -29,9 +29,9 @@
 // # Memory
 //
 // An entry exists while its subject is below full, and for a grace after ([WithGrace], one second
-// by default). It is one 64-byte slot: the policy it was written under, three state words (all a GCRA, a
-// token, leaky or finite bucket or a fixed window uses), part of the key's hash, the namespace's
-// number, a subject of up to 17 bytes inline, and a pointer, nil for most subjects, to what does
+// by default). It is one 64-byte slot: the policy it was written under, three state words (all
+// a GCRA, a token, leaky or finite bucket or a fixed window uses), part of the key's hash, the
+// namespace's number, a subject of up to 17 bytes inline, and a pointer, nil for most subjects, to what does
 // not fit (a sliding log or counter, a tree of policies, a longer subject). Tables are half to
 // three quarters full, so a subject takes about 100 bytes and no allocation of its own.
 //
