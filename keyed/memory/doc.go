@@ -32,8 +32,9 @@
 // by default). It is one 64-byte slot: the policy it was written under, three state words (all
 // a GCRA, a token, leaky or finite bucket or a fixed window uses), part of the key's hash, the
 // namespace's number, a subject of up to 17 bytes inline, and a pointer, nil for most
-// subjects, to what does not fit (a sliding log or counter, a tree of policies, a longer subject). Tables are half to
-// three quarters full, so a subject takes about 100 bytes and no allocation of its own.
+// subjects, to what does not fit (a sliding log or counter, a tree of policies, a longer
+// subject). Tables are half to three quarters full, so a subject takes about 100 bytes and no
+// allocation of its own.
 //
 // Entries are reclaimed incrementally, with no goroutine: each new entry moves its shard's clock
 // hand over three entries, dropping those full for the grace. [Store.Sweep] moves the hands on
