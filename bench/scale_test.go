@@ -172,7 +172,9 @@ func runScaleZipf(b *testing.B, lib keyedLib, subjects []string, draws []int32) 
 		}
 	}
 	checks := float64(b.N * zipfChecks)
-	if allowed < int(checks)/4 || allowed == int(checks) {
+	// How many are admitted depends on how fast the checks run (the policy refills on the real
+	// clock), so the workload is only checked for admitting some and refusing some.
+	if allowed == 0 || allowed == int(checks) {
 		b.Fatalf("%d of %.0f checks admitted: the workload is not what it says", allowed, checks)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())*zipfGoroutines/checks, "ns/check")
