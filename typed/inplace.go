@@ -47,11 +47,11 @@ func (p Policy) DebitIn(s *State, at, cost int64) (Outcome, bool) {
 	case c == nil:
 		return zeroOutcome, false
 	case c.gcra != nil: // the commonest policy, with one call less: debitFirst's first case
-		k, from, ok, st := loadGCRA(c.gcra, s.w[:3]).DebitStatus(at, cost)
+		k, from, ok, st, next := loadGCRA(c.gcra, s.w[:3]).DebitStatus(at, cost)
 		if ok {
 			putGCRA(s.w[:3], k)
 		}
-		return outcomeOf(st, at, from, ok, k.Next(at)), ok
+		return outcomeOf(st, at, from, ok, next), ok
 	case c.single != nil: // the common case: any State fits a policy without an extra block
 		return c.single.debitFirst(&s.w, at, cost, true)
 	case !c.fits(s):

@@ -34,11 +34,11 @@ func (p Policy) DebitPacked(w []int64, at, cost int64) (Outcome, bool) {
 	if c := p.c; c != nil && c.gcra != nil && len(w) >= 3 {
 		kernel.CheckCost(cost)
 		at = min(at, kernel.MaxInstant)
-		k, from, ok, st := loadGCRA(c.gcra, w[:3]).DebitStatus(at, cost)
+		k, from, ok, st, next := loadGCRA(c.gcra, w[:3]).DebitStatus(at, cost)
 		if ok {
 			putGCRA(w[:3], k)
 		}
-		return outcomeOf(st, at, from, ok, k.Next(at)), ok
+		return outcomeOf(st, at, from, ok, next), ok
 	}
 	var s State
 	s.Unpack(w)

@@ -373,7 +373,8 @@ func TestSlidingCounterFastAtLimit(t *testing.T) {
 // per token, instants in order, backwards, equal and near both ends of the range, costs from 1 to
 // beyond the burst, and fractions of a nanosecond that only another policy's state holds (a
 // store reads such a state as typed.State's doc says). It fails too if either of its two fast
-// paths never decided.
+// paths never decided. Its Next, and GCRA.Next on the same states, answer as the generic next
+// does, from Status and a debit.
 func TestGCRADebitStatus(t *testing.T) {
 	var whole, frac int
 	rapid.Check(t, func(t *rapid.T) {
@@ -394,14 +395,18 @@ func TestGCRADebitStatus(t *testing.T) {
 		for i := range 60 {
 			at = drawRateMove(t, rate, at)
 			cost := rapid.OneOf(rapid.Just(int64(1)), rapid.Int64Range(1, burst+1)).Draw(t, "cost")
-			next, from, ok, st := g.DebitStatus(at, cost)
+			left, from, ok, st, nx := g.DebitStatus(at, cost)
 			want, wantFrom, wantOK := g.Debit(at, cost)
 			if !wantOK {
 				want = g
 			}
-			if next != want || from != wantFrom || ok != wantOK || st != want.Status(at) {
-				t.Fatalf("debit %d of %d at %d from %+v:\nDebitStatus: %+v %d %v %+v\nDebit, Status: %+v %d %v %+v",
-					i, cost, at, g, next, from, ok, st, want, wantFrom, wantOK, want.Status(at))
+			wantNext := next(want, at) // the generic next, from Status and a debit
+			if left != want || from != wantFrom || ok != wantOK || st != want.Status(at) || nx != wantNext {
+				t.Fatalf("debit %d of %d at %d from %+v:\nDebitStatus: %+v %d %v %+v %d\nDebit, Status, next: %+v %d %v %+v %d",
+					i, cost, at, g, left, from, ok, st, nx, want, wantFrom, wantOK, want.Status(at), wantNext)
+			}
+			if got := left.Next(at); got != wantNext {
+				t.Fatalf("Next at %d of %+v: %d, want %d", at, left, got, wantNext)
 			}
 			switch {
 			case at < g.Last || cost > burst || uint64(g.TAT.R) >= uint64(rate.N):
@@ -410,7 +415,7 @@ func TestGCRADebitStatus(t *testing.T) {
 			case at < p.fracs && cost == 1:
 				frac++
 			}
-			g = next
+			g = left
 		}
 	})
 	if whole == 0 || frac == 0 {

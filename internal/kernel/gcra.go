@@ -108,14 +108,15 @@ func (g GCRA) debit(at, cost int64) (GCRA, int64, bool) {
 	return GCRA{P: p, TAT: arrival(at, debt+need, p.Rate.N), Last: at}, at, true
 }
 
-// DebitStatus is Debit(at, cost) followed by Status(at) of the GCRA it leaves (the receiver when
-// refused), in one pass: what a store answers on every check. Its common cases share the debt
-// between the two and divide once, for the tokens remaining (twice when refused, for the wait
-// too): a cost the burst holds at an instant not before Last and far from MaxInstant, with a whole
-// number of nanoseconds per token (below p.below), or a cost of one token at a fractional rate
-// (below p.fracs), whose TAT moves on by the step P/N, carrying its fraction, with no division.
-// The rest take Debit and Status.
-func (g GCRA) DebitStatus(at, cost int64) (GCRA, int64, bool, Status) {
+// DebitStatus is Debit(at, cost) followed by Status(at) and Next(at) of the GCRA it leaves (the
+// receiver when refused), in one pass: what a store answers on every check. Its common cases
+// share the debt between the three and divide once, for the tokens owed, from which both the
+// tokens remaining and the next token follow (twice when refused, for the wait too; and once
+// more for the next token at a fractional rate): a cost the burst holds at an instant not before
+// Last and far from MaxInstant, with a whole number of nanoseconds per token (below p.below), or
+// a cost of one token at a fractional rate (below p.fracs), whose TAT moves on by the step P/N,
+// carrying its fraction, with no division. The rest take Debit, Status and Next.
+func (g GCRA) DebitStatus(at, cost int64) (GCRA, int64, bool, Status, int64) {
 	p := g.P
 	if p == nil || at < g.Last || uint64(cost-1) >= uint64(p.Burst) || at >= p.below && (at >= p.fracs || cost != 1) ||
 		uint64(g.TAT.R) >= uint64(p.Rate.N) { // a fraction no state of p holds: another policy's
@@ -129,8 +130,8 @@ func (g GCRA) DebitStatus(at, cost int64) (GCRA, int64, bool, Status) {
 	}
 	need := cost * p.Rate.P
 	if over := debt + need - p.limit; over > 0 {
-		return g, at + ceilDiv(over, n), false, Status{Limit: p.Burst,
-			Remaining: p.Burst - ceilDiv(debt, p.Rate.P), Full: tat.ceil()}
+		st, next := p.status(at, debt, tat)
+		return g, at + ceilDiv(over, n), false, st, next
 	}
 	if n == 1 {
 		tat.Q += need
@@ -138,16 +139,30 @@ func (g GCRA) DebitStatus(at, cost int64) (GCRA, int64, bool, Status) {
 		tat.Q, tat.R = tat.Q+1, tat.R-n
 	}
 	g.TAT, g.Last = tat, at
-	return g, at, true, Status{Limit: p.Burst, Remaining: p.Burst - ceilDiv(debt+need, p.Rate.P), Full: tat.ceil()}
+	st, next := p.status(at, debt+need, tat)
+	return g, at, true, st, next
+}
+
+// status is the Status at at, and Next, of a state of p whose TAT is tat, debt·N ns ahead of at,
+// for DebitStatus's common cases (not before Last, far from MaxInstant). With m tokens owed (at
+// most Burst counted, as Next counts no fewer than 0 remaining), the next one comes when the
+// debt falls to (m−1)·P, which Next's debit of Burst−m+1 tokens waits for.
+func (p *GCRAPolicy) status(at, debt int64, tat Frac) (Status, int64) {
+	m := ceilDiv(debt, p.Rate.P)
+	next := at
+	if m > 0 {
+		next = at + ceilDiv(debt-(min(m, p.Burst)-1)*p.Rate.P, p.Rate.N)
+	}
+	return Status{Limit: p.Burst, Remaining: p.Burst - m, Full: tat.ceil()}, next
 }
 
 // debitStatus is DebitStatus for every case.
-func (g GCRA) debitStatus(at, cost int64) (GCRA, int64, bool, Status) {
+func (g GCRA) debitStatus(at, cost int64) (GCRA, int64, bool, Status, int64) {
 	next, from, ok := g.Debit(at, cost)
 	if ok {
 		g = next
 	}
-	return g, from, ok, g.Status(at)
+	return g, from, ok, g.Status(at), g.Next(at)
 }
 
 // arrival returns the instant at + s/n (s ≥ 0) as a Frac.

@@ -36,7 +36,7 @@ func TestGCRAStatusRoundsDown(t *testing.T) {
 func TestDebitTurnsAwayForeignFractions(t *testing.T) {
 	p := NewGCRA(NewRate(1, 1e9), 1) // 1/s, burst 1: a tolerance of 1e9
 	g := GCRA{P: p, TAT: Frac{Q: 0, R: 1e9}, Last: 0}
-	_, _, statusOK, _ := g.DebitStatus(0, 1)
+	_, _, statusOK, _, _ := g.DebitStatus(0, 1)
 	require.False(t, statusOK)
 	next, from, ok := g.Debit(0, 1)
 	wantNext, wantFrom, wantOK := g.debit(0, 1)

@@ -17,8 +17,24 @@ func next[K interface {
 	return at
 }
 
-// Next is the instant from which g holds one token more than it does at at (see next).
-func (g GCRA) Next(at int64) int64 { return next(g, at) }
+// Next is the instant from which g holds one token more than it does at at (see next): the
+// answer of next's debit, worked out from the debt that Status reads, with neither call.
+func (g GCRA) Next(at int64) int64 {
+	p := g.P
+	if p == nil {
+		return at
+	}
+	a := max(at, g.Last)
+	debt := g.debt(a)
+	if debt == 0 { // full
+		return at
+	}
+	r := max(p.Burst-ceilDiv(debt, p.Rate.P), 0) // as Status counts them
+	if over := (r+1)*p.Rate.P - (p.limit - debt); over > 0 {
+		return Until(a, ceilDiv(over, p.Rate.N))
+	}
+	return at
+}
 
 // Next is the instant from which b holds one token more than it does at at (see next).
 func (b TokenBucket) Next(at int64) int64 { return next(b, at) }
