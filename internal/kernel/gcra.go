@@ -128,32 +128,25 @@ func (g GCRA) DebitStatus(at, cost int64) (GCRA, int64, bool, Status, int64) {
 	} else {
 		tat = Frac{Q: at}
 	}
-	need := cost * p.Rate.P
-	if over := debt + need - p.limit; over > 0 {
-		st, next := p.status(at, debt, tat)
-		return g, at + ceilDiv(over, n), false, st, next
+	from, ok := at, true
+	if over := debt + cost*p.Rate.P - p.limit; over > 0 {
+		from, ok = at+ceilDiv(over, n), false
+	} else {
+		if debt += cost * p.Rate.P; n == 1 {
+			tat.Q += cost * p.Rate.P
+		} else if tat.Q, tat.R = tat.Q+p.step.Q, tat.R+p.step.R; tat.R >= n { // cost is 1
+			tat.Q, tat.R = tat.Q+1, tat.R-n
+		}
+		g.TAT, g.Last = tat, at
 	}
-	if n == 1 {
-		tat.Q += need
-	} else if tat.Q, tat.R = tat.Q+p.step.Q, tat.R+p.step.R; tat.R >= n { // cost is 1
-		tat.Q, tat.R = tat.Q+1, tat.R-n
-	}
-	g.TAT, g.Last = tat, at
-	st, next := p.status(at, debt+need, tat)
-	return g, at, true, st, next
-}
-
-// status is the Status at at, and Next, of a state of p whose TAT is tat, debt·N ns ahead of at,
-// for DebitStatus's common cases (not before Last, far from MaxInstant). With m tokens owed (at
-// most Burst counted, as Next counts no fewer than 0 remaining), the next one comes when the
-// debt falls to (m−1)·P, which Next's debit of Burst−m+1 tokens waits for.
-func (p *GCRAPolicy) status(at, debt int64, tat Frac) (Status, int64) {
-	m := ceilDiv(debt, p.Rate.P)
-	next := at
+	// With m tokens owed (at most Burst counted, as Next counts no fewer than 0 remaining), the
+	// next one comes when the debt falls to (m−1)·P, which Next's debit of Burst−m+1 tokens
+	// waits for.
+	m, next := ceilDiv(debt, p.Rate.P), at
 	if m > 0 {
-		next = at + ceilDiv(debt-(min(m, p.Burst)-1)*p.Rate.P, p.Rate.N)
+		next = at + ceilDiv(debt-(min(m, p.Burst)-1)*p.Rate.P, n)
 	}
-	return Status{Limit: p.Burst, Remaining: p.Burst - m, Full: tat.ceil()}, next
+	return g, from, ok, Status{Limit: p.Burst, Remaining: p.Burst - m, Full: tat.ceil()}, next
 }
 
 // debitStatus is DebitStatus for every case.

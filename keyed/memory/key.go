@@ -31,26 +31,35 @@ func requestKey(b []byte) key { return key{bytes: b, n: prefixLen(b)} }
 
 // matches reports whether k is the key of the slot sl, whose hash's high half matched.
 func (k *key) matches(sl *slot) bool {
+	if k.bytes == nil {
+		return sl.holds(k.name, k.prefix, k.subject, k.words)
+	}
 	if sl.name != k.name || k.name == unnamed && sl.more.prefix != k.namespace() {
 		return false
 	}
-	if k.bytes != nil {
-		sub := k.bytes[k.n:]
-		if sl.n == long {
-			return string(sub) == sl.more.subject
-		}
-		return int(sl.n) == len(sub) && string(sl.sub[:sl.n]) == string(sub)
+	sub := k.bytes[k.n:]
+	if sl.n == long {
+		return string(sub) == sl.more.subject
 	}
-	switch n := len(k.subject); {
+	return int(sl.n) == len(sub) && string(sl.sub[:sl.n]) == string(sub)
+}
+
+// holds reports whether sl is the entry of a bound check's key: subject in the framed namespace
+// prefix, numbered name, whose words are w (see boundKey).
+func (sl *slot) holds(name uint16, prefix, subject string, w [2]uint64) bool {
+	if sl.name != name || name == unnamed && sl.more.prefix != prefix {
+		return false
+	}
+	switch n := len(subject); {
 	case sl.n == long:
-		return k.subject == sl.more.subject
+		return subject == sl.more.subject
 	case int(sl.n) != n:
 		return false
 	case n <= 16: // the words of n bytes hold them all: equal words, equal bytes
 		a, b := words(sl.sub[:n])
-		return [2]uint64{a, b} == k.words
+		return a == w[0] && b == w[1]
 	}
-	return string(sl.sub[:sl.n]) == k.subject
+	return string(sl.sub[:sl.n]) == subject
 }
 
 // namespace returns the framed namespace as a string of its own.

@@ -38,13 +38,17 @@ type shard struct {
 // tokens it had spent. It returns the
 // instant it decided at, and ErrFull for a new subject that the store, at its cap, refuses.
 func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (typed.Outcome, bool, int64, error) {
-	h32 := uint32(h >> 32)
 	sh.mu.Lock()
-	if i := sh.t.find(h32, k); i >= 0 {
+	if i := sh.t.find(uint32(h>>32), k); i >= 0 {
 		o, ok := sh.t.slots[i].debit(p, at, cost)
 		sh.mu.Unlock()
 		return o, ok, at, nil
 	}
+	return sh.admit(s, h, k, p, at, cost)
+}
+
+// admit is acquire for a subject with no entry, under the shard's lock, which it releases.
+func (sh *shard) admit(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (typed.Outcome, bool, int64, error) {
 	at = max(at, sh.mark(k.name))
 	state := p.Fresh()
 	o, ok := p.DebitIn(&state, at, cost)
@@ -60,7 +64,7 @@ func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost in
 	if sh.t.full() {
 		sh.resize()
 	}
-	sh.t.insert(h32, k, p, &state)
+	sh.t.insert(uint32(h>>32), k, p, &state)
 	sh.mu.Unlock()
 	return o, ok, at, nil
 }

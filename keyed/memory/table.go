@@ -44,6 +44,19 @@ func (t *table) find(h uint32, k *key) int {
 	}
 }
 
+// findSubject is find for a bound check's key, given as slot.holds takes it, with no key built.
+func (t *table) findSubject(h uint32, name uint16, prefix, subject string, w [2]uint64) int {
+	for i := t.home(h); ; i = t.next(i) {
+		sl := &t.slots[i]
+		switch {
+		case sl.empty():
+			return -1
+		case sl.hash == h && sl.holds(name, prefix, subject, w):
+			return i
+		}
+	}
+}
+
 // full reports whether the table has no room for one more entry.
 func (t *table) full() bool { return (t.count+1)*4 > len(t.slots)*3 }
 
