@@ -121,6 +121,13 @@ func (l Limiter[S]) TryAcquire(ctx context.Context, subject S, cost int64) (d De
 		d.SetOutcome(o, ok, at)
 		return d, nil
 	}
+	return l.acquire(ctx, subject, cost)
+}
+
+// acquire is TryAcquire through the store's Acquire, apart so that the bound check's frame stays
+// small.
+func (l Limiter[S]) acquire(ctx context.Context, subject S, cost int64) (d Decision, err error) {
+	c := l.c
 	if err := l.checkCost(cost); err != nil {
 		return Decision{}, err
 	}

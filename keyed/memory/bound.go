@@ -39,15 +39,15 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (o typed.Outco
 	sh := s.shard(h)
 	sh.mu.Lock()
 	i := sh.t.findSubject(uint32(h>>32), b.name, b.prefix, subject, w)
-	switch {
-	case i < 0:
+	if i < 0 {
 		k := key{prefix: b.prefix, subject: subject, name: b.name, words: w}
 		o, ok, ns, _ = sh.admit(s, h, &k, b.p, ns, cost) // no ErrFull: see bind
 		return o, ok, ns
-	case b.packs && sh.t.slots[i].policy == b.p:
-		o, ok = b.p.DebitPacked(sh.t.slots[i].w[:], ns, cost)
-	default:
-		o, ok = sh.t.slots[i].debit(b.p, ns, cost)
+	}
+	if sl := &sh.t.slots[i]; b.packs && sl.policy == b.p {
+		o, ok = b.p.DebitPacked(sl.w[:], ns, cost)
+	} else {
+		o, ok = sl.debit(b.p, ns, cost)
 	}
 	sh.mu.Unlock()
 	return o, ok, ns

@@ -56,10 +56,15 @@ func (sl *slot) holds(name uint16, prefix, subject string, w [2]uint64) bool {
 	case int(sl.n) != n:
 		return false
 	case n <= 16: // the words of n bytes hold them all: equal words, equal bytes
-		a, b := words(sl.sub[:n])
-		return a == w[0] && b == w[1]
+		return sl.words() == w
 	}
 	return string(sl.sub[:sl.n]) == subject
+}
+
+// words returns the words of the slot's subject, which must lie in sub (see boundKey).
+func (sl *slot) words() [2]uint64 {
+	a, b := words(sl.sub[:sl.n])
+	return [2]uint64{a, b}
 }
 
 // namespace returns the framed namespace as a string of its own.

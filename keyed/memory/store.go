@@ -168,13 +168,21 @@ func (s *Store) Sweep(n int) int {
 // at returns the instant of a request in nanoseconds since the Unix epoch: its At, or the
 // store's clock if At is zero.
 func (s *Store) at(at time.Time) int64 {
+	if at == (time.Time{}) && s.now == nil { // the common case: the zero Time itself, not an instant
+		return s.wall + int64(time.Since(s.base)) // clock's, one call less on every check
+	}
+	return s.instant(at)
+}
+
+// instant is at for every case.
+func (s *Store) instant(at time.Time) int64 {
 	switch {
 	case !at.IsZero():
 		return kernel.FromTime(at)
 	case s.now != nil:
 		return s.now()
 	}
-	return s.wall + int64(time.Since(s.base)) // clock's, one call less on every check
+	return s.clock()
 }
 
 // requestKey returns the key of a Request's bytes, its namespace numbered.
