@@ -31,12 +31,18 @@ func (s *Store) bind(prefix string, p typed.Policy) bind.Bound {
 
 // Acquire takes cost tokens, at least 1, for subject. Its common case, a subject held under the
 // bound policy, whose state packs, runs here: the subject matched as it is, with no key built,
-// and its slot debited where it lies, with no call between the lock and the policy's.
+// and its slot debited where it lies, with no call between the lock and the policy's. A subject
+// refused one token again and again is refused from the shard's refusal, without the lock.
 func (b *bound) Acquire(subject string, cost int64, at time.Time) (o typed.Outcome, ok bool, ns int64) {
 	s := b.s
 	ns = s.at(at)
 	w, h := b.hashOf(subject)
 	sh := s.shard(h)
+	if cost == 1 && sh.refusal.bound.Load() == b { // a refusal through b is kept: of subject?
+		if o, ok := sh.refusal.answer(b, h, w, len(subject), ns); ok {
+			return o, false, ns
+		}
+	}
 	sh.mu.Lock()
 	i := sh.t.findSubject(uint32(h>>32), b.name, b.prefix, subject, w)
 	if i < 0 {
@@ -44,10 +50,14 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (o typed.Outco
 		o, ok, ns, _ = sh.admit(s, h, &k, b.p, ns, cost) // no ErrFull: see bind
 		return o, ok, ns
 	}
-	if sl := &sh.t.slots[i]; b.packs && sl.policy == b.p {
-		o, ok = b.p.DebitPacked(sl.w[:], ns, cost)
-	} else {
+	sl := &sh.t.slots[i]
+	if !b.packs || sl.policy != b.p {
 		o, ok = sl.debit(b.p, ns, cost)
+		sh.refusal.forget(uint32(h >> 32))
+	} else if o, ok = b.p.DebitPacked(sl.w[:], ns, cost); ok {
+		sh.refusal.forget(uint32(h >> 32))
+	} else if cost == 1 && len(subject) <= 16 {
+		sh.remember(b, h, w, len(subject), ns, o)
 	}
 	sh.mu.Unlock()
 	return o, ok, ns

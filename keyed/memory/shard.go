@@ -24,11 +24,14 @@ const cacheLine = 64
 // shard holds the entries of the keys that hash to it, in a table, under one lock: a check takes
 // it, reads its subject's slot, and writes it if the state changes.
 type shard struct {
-	mu    sync.Mutex
-	t     table
-	hand  int     // the slot the clock hand checks next
-	marks []int64 // by namespace number: the latest instant a dropped entry was full from
-	_     [cacheLine]byte
+	mu      sync.Mutex
+	t       table
+	hand    int     // the slot the clock hand checks next
+	marks   []int64 // by namespace number: the latest instant a dropped entry was full from
+	refused uint64  // the hash of the latest refusal of one token to a bound check, or 0
+	_       [cacheLine]byte
+	refusal refusal // read without the lock, on lines of its own
+	_       [cacheLine]byte
 }
 
 // acquire takes cost tokens under p at at from the subject of key, whose hash is h. A subject
@@ -39,6 +42,7 @@ type shard struct {
 // instant it decided at, and ErrFull for a new subject that the store, at its cap, refuses.
 func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (typed.Outcome, bool, int64, error) {
 	sh.mu.Lock()
+	sh.refusal.forget(uint32(h >> 32))
 	if i := sh.t.find(uint32(h>>32), k); i >= 0 {
 		o, ok := sh.t.slots[i].debit(p, at, cost)
 		sh.mu.Unlock()
@@ -49,6 +53,7 @@ func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost in
 
 // admit is acquire for a subject with no entry, under the shard's lock, which it releases.
 func (sh *shard) admit(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (typed.Outcome, bool, int64, error) {
+	sh.refusal.forget(uint32(h >> 32)) // none is held for a subject with no entry: no harm either
 	at = max(at, sh.mark(k.name))
 	state := p.Fresh()
 	o, ok := p.DebitIn(&state, at, cost)
@@ -74,6 +79,7 @@ func (sh *shard) admit(s *Store, h uint64, k *key, p typed.Policy, at, cost int6
 func (sh *shard) peek(s *Store, h uint64, k *key, p typed.Policy, at int64) (typed.Outcome, bool, int64) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	sh.refusal.forget(uint32(h >> 32))
 	if i := sh.t.find(uint32(h>>32), k); i >= 0 {
 		sl := &sh.t.slots[i]
 		full, idle := sl.idle(at, s.grace)
@@ -90,11 +96,22 @@ func (sh *shard) peek(s *Store, h uint64, k *key, p typed.Policy, at int64) (typ
 	return o, ok, at
 }
 
+// remember keeps the refusal o at at of one token through b, of the subject of n bytes whose
+// words are w and whose key's hash is h, held in the shard under b's policy, when it is the
+// subject's second in a row in the shard (see refusal). The caller holds the shard's lock.
+func (sh *shard) remember(b *bound, h uint64, w [2]uint64, n int, at int64, o typed.Outcome) {
+	if sh.refused == h {
+		sh.refusal.keep(b, h, w, n, at, o)
+	}
+	sh.refused = h
+}
+
 // reset drops the entry of key, if any, raising no watermark: its next check starts from full,
 // as asked.
 func (sh *shard) reset(s *Store, h uint64, k *key) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	sh.refusal.forget(uint32(h >> 32))
 	if i := sh.t.find(uint32(h>>32), k); i >= 0 {
 		sh.remove(s, i)
 		sh.shrink()
@@ -142,6 +159,7 @@ func markOf(name uint16) int {
 
 // remove empties slot i. The caller shrinks the table after (see shrink).
 func (sh *shard) remove(s *Store, i int) {
+	sh.refusal.forget(sh.t.slots[i].hash)
 	sh.t.remove(i)
 	s.release()
 }
