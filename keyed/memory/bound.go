@@ -56,8 +56,11 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (o typed.Outco
 		sh.refusal.forget(uint32(h >> 32))
 	} else if o, ok = b.p.DebitPacked(sl.w[:], ns, cost); ok {
 		sh.refusal.forget(uint32(h >> 32))
-	} else if cost == 1 && len(subject) <= 16 {
-		sh.remember(b, h, w, len(subject), ns, o)
+	} else if cost == 1 && len(subject) <= 16 { // kept at the second refusal in a row (see refusal)
+		if sh.refused == h {
+			sh.refusal.keep(b, h, w, len(subject), ns, o)
+		}
+		sh.refused = h
 	}
 	sh.mu.Unlock()
 	return o, ok, ns

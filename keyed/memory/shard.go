@@ -28,7 +28,7 @@ type shard struct {
 	t       table
 	hand    int     // the slot the clock hand checks next
 	marks   []int64 // by namespace number: the latest instant a dropped entry was full from
-	refused uint64  // the hash of the latest refusal of one token to a bound check, or 0
+	refused uint64  // the hash of the latest refusal of one token to a bound check (see refusal)
 	_       [cacheLine]byte
 	refusal refusal // read without the lock, on lines of its own
 	_       [cacheLine]byte
@@ -94,16 +94,6 @@ func (sh *shard) peek(s *Store, h uint64, k *key, p typed.Policy, at int64) (typ
 	state := p.Fresh()
 	o, ok := p.PeekIn(&state, at)
 	return o, ok, at
-}
-
-// remember keeps the refusal o at at of one token through b, of the subject of n bytes whose
-// words are w and whose key's hash is h, held in the shard under b's policy, when it is the
-// subject's second in a row in the shard (see refusal). The caller holds the shard's lock.
-func (sh *shard) remember(b *bound, h uint64, w [2]uint64, n int, at int64, o typed.Outcome) {
-	if sh.refused == h {
-		sh.refusal.keep(b, h, w, n, at, o)
-	}
-	sh.refused = h
 }
 
 // reset drops the entry of key, if any, raising no watermark: its next check starts from full,
