@@ -3,6 +3,7 @@ package memory
 import (
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/keyed/internal/bind"
 	"github.com/numerus-closus/numerus/typed"
 )
@@ -29,7 +30,7 @@ func (s *Store) bind(prefix string, p typed.Policy) bind.Bound {
 }
 
 // Acquire takes cost tokens, at least 1, for subject.
-func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome, bool, int64) {
+func (b *bound) Acquire(subject string, cost int64, at time.Time) (inplace.Outcome, bool, int64) {
 	s := b.s
 	k, h := b.key(subject)
 	o, ok, ns, _ := s.shard(h).acquire(s, h, &k, b.p, s.at(at), cost) // no ErrFull: see Bind
@@ -37,7 +38,7 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (typed.Outcome
 }
 
 // Peek reports whether subject could take one token.
-func (b *bound) Peek(subject string, at time.Time) (typed.Outcome, bool, int64) {
+func (b *bound) Peek(subject string, at time.Time) (inplace.Outcome, bool, int64) {
 	s := b.s
 	k, h := b.key(subject)
 	return s.shard(h).peek(s, h, &k, b.p, s.at(at))

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"sync/atomic"
 
-	"github.com/numerus-closus/numerus/typed"
+	"github.com/numerus-closus/numerus/internal/inplace"
 )
 
 // ErrFull is the error of a check of a new subject that a store at its cap ([WithMaxSubjects])
@@ -82,13 +82,13 @@ func (s *Store) release() {
 
 // atCap answers the admitted check at at of a new subject that found no room: untracked, or
 // refused with ErrFull.
-func (s *Store) atCap(o typed.Outcome, at int64) (typed.Outcome, bool, int64, error) {
+func (s *Store) atCap(o inplace.Outcome, at int64) (inplace.Outcome, bool, int64, error) {
 	if s.limit.untrack {
 		s.limit.untracked.Add(1)
 		return o, true, at, nil
 	}
 	s.limit.refused.Add(1)
-	return typed.Outcome{}, false, at, ErrFull
+	return inplace.Outcome{}, false, at, ErrFull
 }
 
 // sweepAtCap looks for room at the cap: it moves the hands of sh, the shard of hash h, whose lock

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -37,7 +38,7 @@ type shard struct {
 // watermark, and deciding it afresh at an earlier instant, where it was not full, would hand it
 // tokens it had spent. It returns the
 // instant it decided at, and ErrFull for a new subject that the store, at its cap, refuses.
-func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (typed.Outcome, bool, int64, error) {
+func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (inplace.Outcome, bool, int64, error) {
 	h32 := uint32(h >> 32)
 	sh.mu.Lock()
 	if i := sh.t.find(h32, k); i >= 0 {
@@ -47,7 +48,7 @@ func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost in
 	}
 	at = max(at, sh.mark(k.name))
 	state := p.Fresh()
-	o, ok := p.DebitIn(&state, at, cost)
+	o, ok := in(p).DebitIn(&state, at, cost)
 	if !ok {
 		sh.mu.Unlock()
 		return o, ok, at, nil
@@ -67,7 +68,7 @@ func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost in
 
 // peek reports whether the subject of key could take one token under p at at, and the instant it
 // decided at (see acquire). An entry full for the grace is dropped.
-func (sh *shard) peek(s *Store, h uint64, k *key, p typed.Policy, at int64) (typed.Outcome, bool, int64) {
+func (sh *shard) peek(s *Store, h uint64, k *key, p typed.Policy, at int64) (inplace.Outcome, bool, int64) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if i := sh.t.find(uint32(h>>32), k); i >= 0 {
@@ -82,7 +83,7 @@ func (sh *shard) peek(s *Store, h uint64, k *key, p typed.Policy, at int64) (typ
 	}
 	at = max(at, sh.mark(k.name))
 	state := p.Fresh()
-	o, ok := p.PeekIn(&state, at)
+	o, ok := in(p).PeekIn(&state, at)
 	return o, ok, at
 }
 
