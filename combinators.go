@@ -51,12 +51,10 @@ func (deny) String() string { return "deny" }
 // either says Never. Its status is the least remaining and limit and the latest Full.
 func And(a, b Limiter) Limiter { return AllOf(a, b) }
 
-// Or returns the limiter that admits a debit if a or b admits it, and charges each of them that
-// does. It refuses only if both refuse, with the earliest of their answers. Its status is the most
-// remaining and limit and the latest Full (when every child is full again). Each child admits no
-// more than its own policy, but debits of different costs can take more in all than the most of
-// the limits: a child that refused a large debit keeps its tokens for a smaller one (a bucket of
-// 2 and a window of 5 admit 4, which only the window takes, and then 2 from the bucket).
+// Or returns the limiter that admits a debit if a or b admits it, charging each child that does,
+// and refuses with the earlier answer. Its status is the most remaining and limit and the latest
+// Full. Debits of different costs can take more in all than either limit: a child that refused a
+// large debit keeps its tokens for a smaller one.
 func Or(a, b Limiter) Limiter { return AnyOf(a, b) }
 
 // AllOf is And over any number of limiters; it copies ls. AllOf() is AlwaysAllow and AllOf(l) is l.
