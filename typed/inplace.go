@@ -11,7 +11,7 @@ import (
 
 // InPlace returns p's in-place operations, for this repository's stores. Its argument's type
 // lies in an internal package, so no caller outside the repository can call it.
-func (p Policy) InPlace(inplace.Key) inplace.Engine[State] { return engine{p.c} }
+func (p Policy) InPlace(inplace.Key) inplace.Engine[State] { return engine(p) }
 
 // engine is a Policy's inplace.Engine: a pointer in shape, so that it converts to the interface
 // without an allocation.
