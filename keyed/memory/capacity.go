@@ -13,16 +13,10 @@ import (
 // error handling says.
 var ErrFull = errors.New("memory: store holds its maximum of subjects")
 
-// WithMaxSubjects caps the store at n subjects held at once (n < 1 is no cap, the default).
-// Each subject takes about 100 bytes under a policy whose state packs (see the package doc's
-// section on memory), so the cap bounds the store's memory too.
-//
-// At the cap the store drops no subject that is below full: dropping one would hand a limited
-// client a fresh bucket. A check of a new subject looks for subjects back to full to drop, as
-// every new subject does, a few more of them; if it finds none, the check returns ErrFull and
-// is counted in [Stats].Refused, unless [WithUntracked] says otherwise. Subjects already held
-// are checked as ever. A capped store without WithUntracked binds no namespace (see package
-// keyed/internal/bind): its checks take Requests, which can return the error.
+// WithMaxSubjects caps the store at n subjects held at once (n < 1 is no cap, the default), and
+// so its memory. At the cap the store drops no subject below full: a check of a new subject that
+// finds none back to full to drop returns ErrFull, counted in [Stats].Refused, unless
+// [WithUntracked] says otherwise.
 func WithMaxSubjects(n int) Option {
 	return optionFunc(func(s *Store) { s.limit.max = int64(max(n, 0)) })
 }
