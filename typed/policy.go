@@ -254,8 +254,8 @@ type binding struct {
 func (c *compiled) binding(i int, s *State, at int64) binding {
 	n := &c.nodes[i]
 	if !n.k.inner() {
-		lf := &c.leaves[n.leaf]
-		return binding{st: lf.status(s, at), leaf: n.leaf, next: lf.next(s, at)}
+		st, next := c.leaves[n.leaf].look(s, at, true)
+		return binding{st: st, leaf: n.leaf, next: next}
 	}
 	b := c.binding(n.kids[0], s, at)
 	for _, k := range n.kids[1:] {
