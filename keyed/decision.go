@@ -93,8 +93,8 @@ func waitUntil(t, at int64) Duration {
 }
 
 // SetOutcome makes d the Decision of what an in-place debit or peek reported at at (nanoseconds
-// since the Unix epoch), for this repository's stores: its argument's type being internal, no
-// caller outside the repository can call it.
+// since the Unix epoch), for this repository's stores. It is no part of keyed's API: its
+// argument's type lies in an internal package, which no other module can name.
 func (d *Decision) SetOutcome(o inplace.Outcome, ok bool, at int64) {
 	// Field by field, into the caller's Decision: one built here and returned as a value would
 	// be copied, which costs more than the decision itself.

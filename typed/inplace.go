@@ -9,8 +9,9 @@ import (
 // a State kept in place, on instants in nanoseconds since the Unix epoch, reporting in one call
 // what a store's answer needs. It runs the same kernels as DebitN and Status, in the same order.
 
-// InPlace returns p's in-place operations, for this repository's stores. Its argument's type
-// lies in an internal package, so no caller outside the repository can call it.
+// InPlace returns p's in-place operations, for this repository's stores. It is no part of
+// typed's API: its argument's type lies in an internal package, which no other module can name,
+// and it may change in any release.
 func (p Policy) InPlace(inplace.Key) inplace.Engine[State] { return engine(p) }
 
 // engine is a Policy's inplace.Engine: a pointer in shape, so that it converts to the interface

@@ -7,7 +7,7 @@
 package inplace
 
 // Key is the argument of typed.Policy.InPlace: the type lies in an internal package, so only
-// this repository's packages can name it, and call InPlace.
+// this repository's packages can name it.
 type Key struct{}
 
 // Engine is a policy's in-place operations on its States, of type S (typed.State).
