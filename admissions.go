@@ -8,10 +8,9 @@ import (
 )
 
 // Admissions returns the instants, from start on, at which back-to-back debits of cost would be
-// admitted, each with the limiter that follows: the n-th instant is when the n-th of a batch of
-// debits goes through. It is pure: nothing sleeps, and l is not changed. It ends when the
-// limiter says Never, or when a faulty limiter answers an instant not after the one asked or
-// refuses 64 times in a row.
+// admitted, each with the limiter that follows. It is pure: nothing sleeps, and l is not changed.
+// It ends when the limiter says Never, or when a faulty limiter answers an instant not after the
+// one asked or refuses 64 times in a row.
 func Admissions(l Limiter, start time.Time, cost int64) iter.Seq2[time.Time, Limiter] {
 	return func(yield func(time.Time, Limiter) bool) {
 		at, refusals := start, 0

@@ -51,12 +51,10 @@ func (deny) String() string { return "deny" }
 // either says Never. Its status is the least remaining and limit and the latest Full.
 func And(a, b Limiter) Limiter { return AllOf(a, b) }
 
-// Or returns the limiter that admits a debit if a or b admits it, and charges each of them that
-// does. It refuses only if both refuse, with the earliest of their answers. Its status is the most
-// remaining and limit and the latest Full (when every child is full again). Each child admits no
-// more than its own policy, but debits of different costs can take more in all than the most of
-// the limits: a child that refused a large debit keeps its tokens for a smaller one (a bucket of
-// 2 and a window of 5 admit 4, which only the window takes, and then 2 from the bucket).
+// Or returns the limiter that admits a debit if a or b admits it, charging each child that does,
+// and refuses with the earlier answer. Its status is the most remaining and limit and the latest
+// Full. Debits of different costs can take more in all than either limit: a child that refused a
+// large debit keeps its tokens for a smaller one.
 func Or(a, b Limiter) Limiter { return AnyOf(a, b) }
 
 // AllOf is And over any number of limiters; it copies ls. AllOf() is AlwaysAllow and AllOf(l) is l.
@@ -104,11 +102,12 @@ type group struct {
 func (l *allOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
 
 func (l *allOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
-	g, from, ok := l.debitN(true, at, cost)
+	eff := effective(at, l.last)
+	next, from, ok := l.debitAll(eff, cost)
 	if !ok {
 		return l, from, false
 	}
-	return &allOf{g}, from, true
+	return &allOf{group{children: next, last: instant(eff)}}, DebitableFrom(at), true
 }
 
 func (l *allOf) check(at time.Time, cost int64) (NextDebitable, bool) {
@@ -122,11 +121,12 @@ func (l *allOf) String() string { return l.string(true) }
 func (l *anyOf) Debit(at time.Time) (Limiter, NextDebitable, bool) { return l.DebitN(at, 1) }
 
 func (l *anyOf) DebitN(at time.Time, cost int64) (Limiter, NextDebitable, bool) {
-	g, from, ok := l.debitN(false, at, cost)
+	eff := effective(at, l.last)
+	next, from, ok := l.debitAny(eff, cost)
 	if !ok {
 		return l, from, false
 	}
-	return &anyOf{g}, from, true
+	return &anyOf{group{children: next, last: instant(eff)}}, DebitableFrom(at), true
 }
 
 func (l *anyOf) check(at time.Time, cost int64) (NextDebitable, bool) {
@@ -146,16 +146,6 @@ func effective(at time.Time, last int64) time.Time {
 	return t
 }
 
-// answer is kernel.Fold's rule for the answers of two refusals, on NextDebitable values, which
-// keep the location (and the monotonic reading) of the instant a child answered with: an And's
-// is the latest, an Or's the earliest.
-func answer(and bool, a, b NextDebitable) NextDebitable {
-	if and {
-		return Latest(a, b)
-	}
-	return Earliest(a, b)
-}
-
 // checker is implemented by the built-in limiters: it answers like DebitN without building the
 // limiter that follows, so that combinators can ask before they charge.
 type checker interface {
@@ -169,23 +159,6 @@ func check(l Limiter, at time.Time, cost int64) (NextDebitable, bool) {
 	}
 	_, from, ok := l.DebitN(at, cost)
 	return from, ok
-}
-
-// debitN is DebitN of an And (and) or an Or: admitted, it returns the group that follows.
-func (l *group) debitN(and bool, at time.Time, cost int64) (group, NextDebitable, bool) {
-	eff := effective(at, l.last)
-	var next []Limiter
-	var from NextDebitable
-	var ok bool
-	if and {
-		next, from, ok = l.debitAll(eff, cost)
-	} else {
-		next, from, ok = l.debitAny(eff, cost)
-	}
-	if !ok {
-		return group{}, from, false
-	}
-	return group{children: next, last: instant(eff)}, DebitableFrom(at), true
 }
 
 // debitAll charges every child at at, or none: it asks them all first, and answers a refusal by
@@ -218,7 +191,7 @@ func (l *group) debitAny(at time.Time, cost int64) ([]Limiter, NextDebitable, bo
 		if next != nil {
 			next = append(next, n)
 		}
-		from = answer(false, from, f)
+		from = Earliest(from, f)
 	}
 	return next, from, next != nil
 }
@@ -236,9 +209,10 @@ func (l *group) checkAt(and bool, at time.Time, cost int64) (NextDebitable, bool
 		switch {
 		case ok && !and:
 			return f, true
+		case !ok && !and:
+			from, all = Earliest(from, f), false
 		case !ok:
-			from, all = answer(and, from, f), false
-			if and && from.IsNever() {
+			if from, all = Latest(from, f), false; from.IsNever() {
 				return from, false
 			}
 		}

@@ -6,13 +6,12 @@ import (
 	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
-// GCRA returns a limiter running the generic cell rate algorithm: burst tokens at once, then one
-// every rate interval. It decides exactly like TokenBucket(burst, rate) and LeakyBucket(burst,
-// rate). In any span of the rate's period it admits at most burst + N - 1, for a rate of N per
-// period: GCRA(PerSecond(5), 5) admits 9 in a second, GCRA(PerSecond(5), 1) at most 5.
+// GCRA returns a limiter of the generic cell rate algorithm: burst tokens at once, then one every
+// rate interval, as TokenBucket(burst, rate). A rate of N per period admits up to burst + N - 1 in
+// a period.
 //
 // It returns an error matching ErrInvalidArgument when rate or burst is not positive, or when
-// burst intervals take longer than about 292 years divided by the rate's count in lowest terms.
+// burst intervals exceed about 292 years divided by the rate's count in lowest terms.
 func GCRA(rate Rate, burst int64) (Limiter, error) {
 	r, inv := rate.kernel()
 	if inv != nil {

@@ -2,9 +2,9 @@ package numerus
 
 import "github.com/numerus-closus/numerus/internal/kernel"
 
-// LeakyBucket returns a leaky bucket used as a meter: it holds capacity tokens of water, starts
-// empty and drains at leak; a debit pours tokens in and is refused if it would overflow. It
-// decides exactly like TokenBucket(capacity, leak).
+// LeakyBucket returns a leaky bucket used as a meter: it holds capacity tokens, starts empty and
+// drains at leak; a debit that would overflow it is refused. It decides exactly like
+// TokenBucket(capacity, leak).
 //
 // It returns an error matching ErrInvalidArgument when capacity or leak is not positive, or when
 // draining capacity tokens would take longer than about 292 years divided by the rate's count in

@@ -7,12 +7,10 @@ import (
 )
 
 // A Limiter is an immutable rate-limiter value. Debit and DebitN never change the receiver: they
-// return the limiter that follows an admitted debit, or say when the same debit could succeed. The
-// same value debited at the same instant always answers the same, and an old value stays valid
-// after it was debited, so a caller may branch, retry, or peek by discarding the result.
+// return the limiter that follows an admitted debit, or say when the same debit could succeed. An
+// old value stays valid, so a caller may branch, retry, or peek by discarding the result.
 //
-// Implementations must be safe for concurrent use (they are values) and must pass the laws that
-// package numerustest checks.
+// Implementations must be safe for concurrent use and pass the laws of package numerustest.
 type Limiter interface {
 	// Debit takes one token at the instant at. It is DebitN(at, 1).
 	Debit(at time.Time) (next Limiter, from NextDebitable, ok bool)

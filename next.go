@@ -3,12 +3,11 @@ package numerus
 import "time"
 
 // NextDebitable says when a refused debit can succeed: from an instant on (DebitableFrom), or
-// Never. Values are ordered, with Never after every instant, so combinators can take the latest or
-// the earliest of several answers.
+// Never, which is ordered after every instant.
 //
-// The zero NextDebitable is Never: an answer nobody set can never be mistaken for a wait. Like
-// time.Time, one answer has several representations (DebitableFrom(at.Add(d)) and
-// DebitableAfter(at, d) are the same answer): compare answers with Equal or Compare, not ==.
+// The zero NextDebitable is Never. Like time.Time, one answer has several representations
+// (DebitableFrom(at.Add(d)) and DebitableAfter(at, d) are the same): compare answers with Equal or
+// Compare, not ==.
 type NextDebitable struct {
 	at    time.Time
 	after int64 // 0 for Never; otherwise 1 + the nanoseconds from at to the instant, wrapping

@@ -20,9 +20,9 @@ func SlidingWindow(window time.Duration, n int64) (Limiter, error) {
 }
 
 // SlidingWindowBucketed returns a sliding window split into windows sub-windows aligned on the
-// Unix epoch: at most n tokens in any windows consecutive sub-windows, in O(windows) memory. A
-// token counts from the start of its sub-window for one window's length, so a span of length
-// window may hold up to n plus what the sub-window it starts in holds.
+// Unix epoch: at most n tokens in any windows consecutive sub-windows. A token counts from the
+// start of its sub-window, so a span of length window may hold n plus what its first sub-window
+// holds.
 //
 // It returns an error matching ErrInvalidArgument when window, windows or n is not positive, or
 // when windows does not divide window evenly.

@@ -1,8 +1,7 @@
 package numerus
 
 // TokenBucket returns a bucket of capacity tokens that starts full and refills smoothly at
-// refill; a debit takes tokens out. It decides exactly like GCRA(refill, capacity): at most
-// capacity + N - 1 in any span of the refill's period, for a refill of N per period.
+// refill; a debit takes tokens out. It decides exactly like GCRA(refill, capacity).
 //
 // It returns an error matching ErrInvalidArgument when capacity or refill is not positive, or when
 // refilling capacity tokens would take longer than about 292 years divided by the rate's count in

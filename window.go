@@ -7,9 +7,8 @@ import (
 )
 
 // FixedWindow returns a limiter that admits at most n tokens in each window of the given length,
-// the windows aligned on start (before start as well). A refusal is debitable from the next
-// window's start. It admits up to 2n across a boundary; use SlidingWindow for a bound over every
-// span.
+// the windows aligned on start (before start as well); a refusal is debitable from the next
+// window's start. It admits up to 2n across a boundary.
 //
 // It returns an error matching ErrInvalidArgument when window or n is not positive, or when start
 // is not strictly between 1677 and 2262.

@@ -2,13 +2,10 @@ package keyed
 
 import "strconv"
 
-// Codec encodes subjects of type S into the bytes of a store key. AppendKey must be injective:
-// two different subjects must never append the same bytes, or they would share a limit. It must
-// not keep dst, and should not allocate when dst has room.
-//
-// The keyed package frames the encoding with the namespace (see [Request.Key]), so a codec need
-// not worry about prefixes or separators. Subjects of different codecs should not share a
-// namespace: the string "5" and the integer 5 encode alike.
+// Codec encodes subjects of type S into the bytes of a store key. AppendKey must be injective
+// (two subjects appending the same bytes share a limit), must not keep dst, and should not
+// allocate when dst has room. Subjects of different codecs should not share a namespace: the
+// string "5" and the integer 5 encode alike.
 type Codec[S any] interface {
 	AppendKey(dst []byte, subject S) []byte
 }

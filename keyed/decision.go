@@ -3,6 +3,7 @@ package keyed
 import (
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
@@ -91,12 +92,10 @@ func waitUntil(t, at int64) Duration {
 	return Duration{d: time.Duration(max(t-at, 0)), finite: true}
 }
 
-// SetOutcome makes d the Decision of what typed.Policy.DebitIn or PeekIn reported at at
-// (nanoseconds since the Unix epoch), for a store that runs typed Policies on States in place:
-//
-//	o, ok := r.Policy.DebitIn(state, at, r.Cost) // under the subject's lock
-//	d.SetOutcome(o, ok, at)
-func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
+// SetOutcome makes d the Decision of what an in-place debit or peek reported at at (nanoseconds
+// since the Unix epoch), for this repository's stores. It is no part of keyed's API: its
+// argument's type lies in an internal package, which no other module can name.
+func (d *Decision) SetOutcome(o inplace.Outcome, ok bool, at int64) {
 	// Field by field, into the caller's Decision: one built here and returned as a value would
 	// be copied, which costs more than the decision itself.
 	d.Allowed, d.Remaining, d.Limit = ok, max(o.Remaining, 0), o.Limit
@@ -113,7 +112,7 @@ func (d *Decision) SetOutcome(o typed.Outcome, ok bool, at int64) {
 func Debit(p typed.Policy, s typed.State, at time.Time, cost int64) (typed.State, Decision) {
 	var d Decision
 	ns := kernel.FromTime(at)
-	o, ok := p.DebitIn(&s, ns, cost)
+	o, ok := p.InPlace(inplace.Key{}).DebitIn(&s, ns, cost)
 	d.SetOutcome(o, ok, ns)
 	return s, d
 }
@@ -123,7 +122,7 @@ func Debit(p typed.Policy, s typed.State, at time.Time, cost int64) (typed.State
 // reports them. It takes nothing.
 func Inspect(p typed.Policy, s typed.State, at time.Time) (d Decision) {
 	ns := kernel.FromTime(at)
-	o, ok := p.PeekIn(&s, ns)
+	o, ok := p.InPlace(inplace.Key{}).PeekIn(&s, ns)
 	d.SetOutcome(o, ok, ns)
 	return d
 }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
-	"github.com/numerus-closus/numerus/typed"
 )
 
 func TestDuration(t *testing.T) {
@@ -34,13 +34,13 @@ func TestDuration(t *testing.T) {
 func TestSetOutcome(t *testing.T) {
 	at := kernel.FromTime(t0)
 	d := keyed.Decision{Allowed: true, Remaining: 9, Limit: 9, FullAfter: keyed.DurationOf(1), RetryAfter: keyed.DurationOf(1)}
-	d.SetOutcome(typed.Outcome{Remaining: -2, Limit: 5, Retry: at + 1500, Full: kernel.Never, Next: at + 1500, Binds: 2}, false, at)
+	d.SetOutcome(inplace.Outcome{Remaining: -2, Limit: 5, Retry: at + 1500, Full: kernel.Never, Next: at + 1500, Binds: 2}, false, at)
 	assert.Equal(t, keyed.Decision{Limit: 5, FullAfter: keyed.Duration{}, RetryAfter: keyed.DurationOf(1500), RefillAfter: keyed.DurationOf(1500), Binding: 2}, d)
-	d.SetOutcome(typed.Outcome{Remaining: 3, Limit: 5, Retry: at, Full: at + 7, Next: at + 3}, true, at)
+	d.SetOutcome(inplace.Outcome{Remaining: 3, Limit: 5, Retry: at, Full: at + 7, Next: at + 3}, true, at)
 	assert.Equal(t, keyed.Decision{Allowed: true, Remaining: 3, Limit: 5, FullAfter: keyed.DurationOf(7), RetryAfter: keyed.DurationOf(0), RefillAfter: keyed.DurationOf(3)}, d)
-	d.SetOutcome(typed.Outcome{Limit: 5, Retry: kernel.Never, Full: at - 1, Next: kernel.Never}, false, at)
+	d.SetOutcome(inplace.Outcome{Limit: 5, Retry: kernel.Never, Full: at - 1, Next: kernel.Never}, false, at)
 	assert.Equal(t, keyed.Decision{Limit: 5, FullAfter: keyed.DurationOf(0), RetryAfter: keyed.Duration{}, RefillAfter: keyed.Duration{}}, d)
 	// Admitted at the last instant, whose number is Never's: the retry is still now.
-	d.SetOutcome(typed.Outcome{Remaining: 1, Limit: 2, Retry: kernel.Never, Full: kernel.Never}, true, kernel.Never)
+	d.SetOutcome(inplace.Outcome{Remaining: 1, Limit: 2, Retry: kernel.Never, Full: kernel.Never}, true, kernel.Never)
 	assert.Equal(t, keyed.DurationOf(0), d.RetryAfter)
 }

@@ -51,9 +51,7 @@
 //
 // A [Store] receives a [Request] (the framed key, the compiled typed.Policy, the cost, the
 // instant) and returns a Decision, running the policy atomically. [Debit] and [Inspect] do the
-// work for a store that keeps typed.States; one that keeps them in place runs
-// typed.Policy.DebitIn and PeekIn and answers with [Decision.SetOutcome]. Every store must pass
-// [storetest].
+// work for a store that keeps typed.States. Every store must pass [storetest].
 //
 // # Concurrency
 //

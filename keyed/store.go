@@ -7,9 +7,8 @@ import (
 	"github.com/numerus-closus/numerus/typed"
 )
 
-// Store keeps the state of every subject and runs the policy on it: the keyed [Limiter] frames
-// the key, checks the arguments and reads the clock if told to; the store decides, atomically,
-// in process or on a server.
+// Store keeps the state of every subject and runs the policy on it, atomically, in process or on
+// a server; the keyed [Limiter] frames the key and checks the arguments.
 //
 // Every method takes ctx first and returns an error only for a failure of the store itself: a
 // refusal is a Decision. A store must be safe for concurrent use and pass [storetest].

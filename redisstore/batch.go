@@ -14,10 +14,10 @@ import (
 const maxBatch = 500
 
 // AcquireBatch runs Acquire for every request in one round trip and returns the decisions in
-// order. Each check is atomic, and the checks of one key run in the order of reqs (but after
-// the server lost the script, when another client loads it again meanwhile). If any check
-// fails, the error says how many did and wraps the first failure; a failed check's decision is
-// the zero Decision, a refusal. keyed.Limiter.Request builds the request of a subject.
+// order. Each check is atomic; the checks of one key run in the order of reqs, unless the server
+// lost the script and another client reloads it meanwhile. A failed check's decision is the zero
+// Decision, a refusal; the error counts the failures and wraps the first. keyed.Limiter.Request
+// builds the request of a subject.
 func (s *Store) AcquireBatch(ctx context.Context, reqs []keyed.Request) ([]keyed.Decision, error) {
 	b := newBatch(s, len(reqs))
 	for i, r := range reqs {

@@ -9,16 +9,7 @@ if K[i] then
   if not batch then return check(K[1], op, cost, now, ttl, pol, root, leaves) end
   while K[i] do
     local name = K[i]
-    if each then
-      cost, now = struct.unpack('<dd', A[4 + i])
-      if now < 0 then
-        if not server then
-          local t = redis.call('TIME')
-          server = t[1] * 1000000 + t[2]
-        end
-        now = server
-      end
-    end
+    if each then each(i) end
     local done, res = pcall(check, name, 'a', cost, now, ttl, pol, root, leaves)
     if done then
       decided[i] = res

@@ -87,22 +87,34 @@ if mode == 'r' then
 end
 local ttls, pol, batch = A[2], A[3], mode == 'B'
 local ttl, k, a, b, c, d, e, tail = struct.unpack('<dc1ddddd', A[4]) -- tail: where the nodes start
-local op, cost, now, each = mode, 1, -1, false
+local op, cost, now = mode, 1, -1
 if A[5] then cost, now = struct.unpack('<dd', A[5]) end
 local server -- the server's time in µs, read once
-if now < 0 then
+if now < 0 then -- each (below) reads it too: a function shared here would cost every check its making
   local t = redis.call('TIME')
   server = t[1] * 1000000 + t[2]
   now = server
 end
-local decided, failed, seen, got, fail -- a batch's decisions, failures, keys checked, strings read
+local decided, failed, seen, got, fail, each -- a batch's decisions, failures, keys checked, strings read
 if batch then
-  op, each, decided, failed, seen = 'a', #A == 4 + #K, {}, {}, {}
+  op, decided, failed, seen = 'a', {}, {}, {}
   if k ~= '-' then got = redis.call('MGET', unpack(K)) end -- false if absent or not a string
   fail = function(i, err) -- the i-th check failed with the error reply err
     decided[i] = string.rep('\0', 64)
     failed[#failed + 1] = i
     failed[#failed + 1] = err
+  end
+  if #A == 4 + #K then -- a call for each key: each(i) reads the i-th check's cost and now
+    each = function(i)
+      cost, now = struct.unpack('<dd', A[4 + i])
+      if now < 0 then
+        if not server then
+          local t = redis.call('TIME')
+          server = t[1] * 1000000 + t[2]
+        end
+        now = server
+      end
+    end
   end
 end
 local MAXI = 2 ^ 53 -- no number may exceed it
@@ -348,16 +360,7 @@ while true do
   end
   while K[i] and k ~= '-' do
     local name = K[i]
-    if each then
-      cost, now = struct.unpack('<dd', A[4 + i])
-      if now < 0 then
-        if not server then
-          local t = redis.call('TIME')
-          server = t[1] * 1000000 + t[2]
-        end
-        now = server
-      end
-    end
+    if each then each(i) end
     local s, nx = nil, false -- nx: MGET found no string, so the write must find no key either
     if got then
       if not seen[name] then s, nx = got[i] or nil, not got[i] end -- a key checked before is read again
@@ -396,14 +399,6 @@ while true do
             q, r, last = nq, nr, at
             out = struct.pack('<sddd', pol, q, r, last)
           end
-        else
-          local back = (size - cost) * P
-          local br2 = back % N
-          if br2 < 0 then br2 = br2 + N end
-          local fq, fr = q - (back - br2) / N, r - br2
-          if fr < 0 then fq, fr = fq - 1, fr + N end
-          if fr > 0 then fq = fq + 1 end
-          from = fq
         end
       end
       rem, full = size, at
@@ -416,15 +411,19 @@ while true do
         rem = size - (x - m) / P
         if m > 0 then rem = rem - 1 end
       end
-      nxt = now -- a debit of rem + 1 is refused until the TAT less (size - rem - 1)·P/N, rounded up
-      if rem < size then
-        local back = (size - rem - 1) * P
+      -- A debit of n is refused until the TAT less (size - n)·P/N, rounded up: from, for a refused
+      -- cost, then nxt, for rem + 1 unless full (one loop: no function, see GCRA).
+      local refused, want = not ok and cost <= size, rem + 1
+      if refused then want = cost end
+      nxt = now
+      while want <= size do
+        local back = (size - want) * P
         local m = back % N
         if m < 0 then m = m + N end
         local nq, nr = q - (back - m) / N, r - m
         if nr < 0 then nq, nr = nq - 1, nr + N end
         if nr > 0 then nq = nq + 1 end
-        nxt = nq
+        if refused then from, refused, want = nq, false, rem + 1 else nxt, want = nq, size + 1 end
       end
     else -- the leaves' functions, for any plain kind
       local sf, bytes = '<sd', 9 -- the string's layout: pol, a zero byte and the state

@@ -105,12 +105,11 @@ func WithCoalescing(n int) Option {
 	})
 }
 
-// Acquire takes r.Cost tokens for the subject of r.Key under r.Policy, all or nothing, in one
-// round trip, at r.At (truncated to the microsecond) or, when r.At is zero, at the server's
-// clock. A refusal is a Decision and takes nothing. The error is a backend failure, corrupt
-// state (ErrCorrupt), or an invalid request (matching numerus.ErrInvalidArgument, before any
-// server call): a policy the script cannot run, a cost below 1 or above the capacity, an
-// instant outside 1970 to 2112.
+// Acquire takes r.Cost tokens for the subject of r.Key under r.Policy, all or nothing, at r.At
+// (truncated to the microsecond) or, when r.At is zero, at the server's clock. The error is a
+// backend failure, corrupt state (ErrCorrupt), or an invalid request, matching
+// numerus.ErrInvalidArgument before any call: a policy the script cannot run, a cost out of range,
+// an instant outside 1970 to 2112.
 func (s *Store) Acquire(ctx context.Context, r keyed.Request) (keyed.Decision, error) {
 	return s.run(ctx, opAcquire, r)
 }

@@ -21,10 +21,9 @@ func (f optionFunc) apply(c *drainConfig) { f(c) }
 func ContinueOnError() Option { return optionFunc(func(c *drainConfig) { c.keepGoing = true }) }
 
 // Drain runs do for each job of jobs, in order, each after taking one token from g, and passes
-// it the instant the token was charged. A job that fails has used its token. Drain stops at the
-// first job error, or with ContinueOnError runs every job, and stops at once when a take fails
-// (ctx done, ErrNever, a *DeadlineError), returning the errors joined. Several goroutines may
-// drain through one gate and share its pace; a job may call g.RetryAfter to hold them all back.
+// it the instant the token was charged; a job that fails has used its token. Drain stops at the
+// first job error (or with ContinueOnError runs every job) and at once when a take fails,
+// returning the errors joined. Several goroutines may drain through one gate.
 func Drain[J any](ctx context.Context, g *Gate, jobs iter.Seq[J], do func(context.Context, J, time.Time) error, opts ...Option) error {
 	return join(drain(ctx, g, jobs, do, opts))
 }

@@ -10,16 +10,9 @@ import (
 	"github.com/numerus-closus/numerus/internal/clock"
 )
 
-// A Gate holds a numerus.Limiter that many goroutines take from: a mutex around an immutable
-// limiter value, and a first-in, first-out queue of waiters.
-//
-//   - TryTake takes at once or not at all; Take waits, as long as its context allows. Neither
-//     passes a waiter, so a large take is never starved by small ones.
-//   - Every take is charged at the instant the gate lets its caller go: a late wake-up costs
-//     time, never quota.
-//   - Pause and RetryAfter hold the gate closed until an instant the upstream names; Update
-//     replaces the limiter, for a budget the upstream announces.
-//   - A waiter whose context ends leaves the queue and takes nothing.
+// A Gate holds a numerus.Limiter that many goroutines take from, first in, first out: no take
+// passes a waiter, so a large one is never starved by small ones. A take is charged when the gate
+// lets its caller go; a waiter whose context ends takes nothing.
 //
 // The zero Gate admits nothing: every take fails with ErrNever. A Gate must not be copied after
 // first use.
@@ -76,12 +69,11 @@ func (g *Gate) TryTake(cost int64) (from numerus.NextDebitable, ok bool) {
 }
 
 // Take waits its turn, takes cost tokens and returns the instant they were charged: the gate's
-// clock read after its last wake-up, so a late wake-up charges the late instant.
+// clock read after its last wake-up.
 //
-// It returns at once, taking nothing, when ctx is done, when the gate will never admit cost (an
-// error matching ErrNever), or when its turn would come only at or after ctx's deadline (a
-// *DeadlineError), also when a Pause later moves it there. If ctx ends while it waits, it
-// returns ctx.Err(). A cost below 1 panics.
+// It returns, taking nothing, ctx.Err() when ctx ends, an error matching ErrNever when the gate
+// will never admit cost, and a *DeadlineError when its turn would come at or after ctx's deadline,
+// also when a Pause later moves it there. A cost below 1 panics.
 func (g *Gate) Take(ctx context.Context, cost int64) (time.Time, error) {
 	checkCost(cost)
 	if err := ctx.Err(); err != nil {
@@ -276,10 +268,9 @@ func (g *Gate) fire(gen uint64) {
 }
 
 // Pause makes the gate admit nothing before until, as an upstream asks with a Retry-After.
-// Waiters keep their places, and those whose turn now comes at or after their deadline fail at
-// once with a *DeadlineError. The limiter keeps its state. A pause never shortens an earlier one,
-// and one already over changes nothing. An instant with a monotonic reading (time.Now().Add(d))
-// counts by it; one without (a parsed date) by its wall time.
+// Waiters keep their places; those whose turn now comes at or after their deadline fail at once
+// with a *DeadlineError. A pause never shortens an earlier one. An instant with a monotonic
+// reading counts by it, one without (a parsed date) by its wall time.
 func (g *Gate) Pause(until time.Time) {
 	now := g.lock()
 	defer g.mu.Unlock()

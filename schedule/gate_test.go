@@ -64,6 +64,16 @@ func takeIn(ctx context.Context, g *Gate, r *recorder, who int, cost int64) <-ch
 	return done
 }
 
+// queueTakers starts n takers of one token from g, who 0 to n-1, queued in that order (see takeIn),
+// and returns their channels.
+func queueTakers(ctx context.Context, g *Gate, r *recorder, n int) []<-chan error {
+	dones := make([]<-chan error, n)
+	for who := range n {
+		dones[who] = takeIn(ctx, g, r, who, 1)
+	}
+	return dones
+}
+
 func TestGateTryTakeIsTight(t *testing.T) {
 	f := clock.NewFake(t0)
 	g := newGate(gcra(t, numerus.PerSecond(10), 2), f)
@@ -94,10 +104,7 @@ func TestGateServesWaitersInOrderAtTheirInstants(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := NewGate(drained(t, gcra(t, numerus.PerSecond(1), 1), time.Now()))
 		var r recorder
-		var dones []<-chan error
-		for who := range 5 {
-			dones = append(dones, takeIn(t.Context(), g, &r, who, 1))
-		}
+		dones := queueTakers(t.Context(), g, &r, 5)
 		_, ok := g.TryTake(1)
 		assert.False(t, ok, "TryTake does not pass the waiters")
 		for _, d := range dones {
@@ -257,10 +264,7 @@ func TestGatePauseHoldsWaitersInOrder(t *testing.T) {
 		g := NewGate(gcra(t, numerus.PerSecond(10), 3))
 		var r recorder
 		g.RetryAfter(2 * time.Second)
-		var dones []<-chan error
-		for who := range 5 {
-			dones = append(dones, takeIn(t.Context(), g, &r, who, 1))
-		}
+		dones := queueTakers(t.Context(), g, &r, 5)
 		time.AfterFunc(time.Second, func() { g.RetryAfter(2 * time.Second) }) // extends to 3s
 		for _, d := range dones {
 			require.NoError(t, <-d)

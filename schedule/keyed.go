@@ -10,15 +10,11 @@ import (
 	"github.com/numerus-closus/numerus/keyed"
 )
 
-// Acquire takes cost tokens for subject from l, sleeping out each refusal's RetryAfter, and
-// returns the admitted Decision: Wait for a per-subject limit, such as one that processes share
-// through Redis. Each check is charged when the store makes it, so the admitted one is charged
-// when Acquire lets its caller go. l must decide on a clock that moves with the system clock.
-//
-// It returns at once, with the latest Decision and an error, when ctx is done, when l fails
-// (its error), when the check will never be admitted (an error matching ErrNever, as is a cost
-// above the policy's capacity), or when it would be admitted only at or after ctx's deadline
-// (a *DeadlineError). Waiters on one subject are not served in order.
+// Acquire takes cost tokens for subject from l, sleeping through refusals, and returns the
+// admitted Decision. l must decide on a clock that moves with the system clock; waiters on one
+// subject are not served in order. It returns early, with the latest Decision, ctx's or l's
+// error, ErrNever when the check can never be admitted, or a *DeadlineError when it would be only
+// at or after ctx's deadline.
 func Acquire[S any](ctx context.Context, l keyed.Limiter[S], subject S, cost int64) (keyed.Decision, error) {
 	return acquire(ctx, clock.Real{}, l, subject, cost)
 }

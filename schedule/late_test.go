@@ -50,10 +50,7 @@ func TestGateLateWakeUpChargesTheLateInstant(t *testing.T) {
 				policy := gcra(t, numerus.PerSecond(10), 1)
 				g := newGate(drained(t, policy, time.Now()), lateReal{late: late})
 				var r recorder
-				var dones []<-chan error
-				for who := range 5 {
-					dones = append(dones, takeIn(t.Context(), g, &r, who, 1))
-				}
+				dones := queueTakers(t.Context(), g, &r, 5)
 				from, _ := g.TryTake(1)
 				require.True(t, from.Equal(numerus.DebitableFrom(bubbleStart.Add(600*time.Millisecond))), "forecast %v", from)
 				for _, d := range dones {

@@ -19,10 +19,7 @@ func TestGateUpdateComposesWithTheHeldState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := NewGate(drained(t, gcra(t, numerus.PerSecond(1), 1), time.Now()))
 		var r recorder
-		var dones []<-chan error
-		for who := range 3 {
-			dones = append(dones, takeIn(t.Context(), g, &r, who, 1))
-		}
+		dones := queueTakers(t.Context(), g, &r, 3)
 		held := g.Limiter()
 		calls := 0
 		g.Update(func(l numerus.Limiter, now time.Time) numerus.Limiter {

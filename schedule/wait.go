@@ -9,12 +9,9 @@ import (
 )
 
 // Wait sleeps until l admits a debit of cost, debits it, and returns the limiter that follows
-// and the instant it was charged: the clock read after the last sleep, so a late wake-up charges
-// the late instant. Wait is for one goroutine's own limiter; share one through a [Gate].
-//
-// It returns at once, with l, when ctx is done (ctx.Err()), when l will never admit the debit
-// (an error matching ErrNever), or when it would admit it only at or after ctx's deadline (a
-// *DeadlineError). A cancelled wait takes nothing. A cost below 1 panics.
+// and the instant it was charged, read after the last sleep. It returns early, with l, ctx's
+// error, ErrNever when l can never admit the debit, or a *DeadlineError when it would only at or
+// after ctx's deadline. A cost below 1 panics. Share a limiter through a [Gate].
 func Wait(ctx context.Context, l numerus.Limiter, cost int64) (numerus.Limiter, time.Time, error) {
 	return wait(ctx, clock.Real{}, l, cost)
 }

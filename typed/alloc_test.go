@@ -94,8 +94,8 @@ func TestDebitInAllocatesNothing(t *testing.T) {
 		s, at := p.Fresh(), kernel.FromTime(t0)
 		n := testing.AllocsPerRun(1000, func() {
 			at += int64(3 * time.Millisecond)
-			_, _ = p.DebitIn(&s, at, 1)
-			_, _ = p.PeekIn(&s, at)
+			_, _ = in(p).DebitIn(&s, at, 1)
+			_, _ = in(p).PeekIn(&s, at)
 		})
 		require.Zero(t, n, text)
 	}

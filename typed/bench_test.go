@@ -187,7 +187,7 @@ func BenchmarkPolicyDebitIn(b *testing.B) {
 			s, at := p.Fresh(), kernel.FromTime(t0)
 			for b.Loop() {
 				at += int64(time.Microsecond)
-				_, _ = p.DebitIn(&s, at, 1)
+				_, _ = in(p).DebitIn(&s, at, 1)
 			}
 		})
 	}

@@ -7,18 +7,9 @@ import (
 )
 
 // Continue returns the state under p of a subject whose state s was kept under prev, for a
-// policy change at at. It never hands out tokens the subject did not have:
-//
-//   - the same policy, however written (see [Policy.DecidesLike]), returns s unchanged;
-//   - a bucket keeps the lesser of its tokens and the new capacity;
-//   - a window keeps its count in the current window, capped at the new limit, and at most the
-//     tokens it held;
-//   - in a tree of the same shape, a leaf unchanged at its place keeps its state exactly.
-//
-// Switching back and forth never leaves more tokens than staying. A carry counts whole tokens
-// only, so call Continue once per change of a subject's policy, not at every check of two
-// policies in turn. A finite bucket added by a change keeps at most the tokens left then, for
-// good: a new lifetime budget needs a fresh state.
+// policy change at at. It never adds tokens, and returns s for the same policy (see
+// [Policy.DecidesLike]). It carries whole tokens only: call it once per change, not per check. A
+// finite bucket added by a change keeps at most the tokens left then, for good.
 func (p Policy) Continue(prev Policy, s State, at time.Time) State {
 	c, old := p.c, prev.c
 	switch {

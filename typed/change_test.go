@@ -164,7 +164,7 @@ func TestContinueKeepsLogs(t *testing.T) {
 		assert.Equal(t, 1, took, "DebitN under %s after %s", p, a)
 		moved, took = p.Continue(a, s, at), 0
 		for range 3 {
-			if _, ok := p.DebitIn(&moved, kernel.FromTime(at), 1); ok {
+			if _, ok := in(p).DebitIn(&moved, kernel.FromTime(at), 1); ok {
 				took++
 			}
 		}

@@ -9,13 +9,8 @@ import (
 
 // And is the typed limiter that admits a debit only if both A and B admit it, and then charges
 // both, with numerus.And's semantics: if either refuses, neither is charged and the answer is the
-// latest of theirs (Never if either says Never). Its status is the least limit and remaining and
-// the latest Full. Nest Ands for more limiters: NewAnd(a, NewAnd(b, c)).
-//
-// numerus.And confirms its answer by a bounded search, since a limiter of the user's might refuse
-// at the latest of the answers. Typed limiters cannot: each answer is exact and a typed limiter
-// that admits a debit at an instant admits it at every later one, so the latest answer is admitted
-// by both and And returns it without searching (a property test checks it against numerus.And).
+// latest of theirs. Its status is the least limit and remaining and the latest Full. Nest Ands for
+// more limiters: NewAnd(a, NewAnd(b, c)).
 //
 // The zero And holds zero children and so denies every debit.
 type And[A Limiter[A], B Limiter[B]] struct {
@@ -67,6 +62,9 @@ func (l And[A, B]) debit(at, cost int64) (And[A, B], int64, bool) {
 		return l, fa, false
 	}
 	nb, fb, okb := l.b.debit(at, cost)
+	// Unlike numerus.And, no search confirms the latest answer: a typed limiter's answer is exact
+	// and one that admits a debit at an instant admits it at every later one, so both admit the
+	// latest answer (a property test checks it against numerus.And).
 	if from, ok := kernel.Fold(true, at, fa, oka, fb, okb); !ok {
 		return l, from, false
 	}

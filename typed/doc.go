@@ -121,6 +121,5 @@
 //
 // A debit of a typed value allocates nothing and makes no interface call; an And of three
 // takes a few times one limiter. [Policy.DebitN] allocates nothing for policies that fit a
-// State's inline words and hold no sliding log; [Policy.DebitIn], which stores use, debits a
-// State in place in about half the time. See bench/RESULTS.md.
+// State's inline words and hold no sliding log. See bench/RESULTS.md.
 package typed

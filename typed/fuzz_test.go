@@ -148,7 +148,7 @@ func trace(p Policy, data []byte) (State, int64) {
 		if at == math.MaxInt64 { // Never is no instant
 			at--
 		}
-		p.DebitIn(&s, at, int64(data[2]%8)+1)
+		in(p).DebitIn(&s, at, int64(data[2]%8)+1)
 	}
 	return s, at
 }
@@ -223,8 +223,8 @@ func FuzzDecodeState(f *testing.F) {
 				continue
 			}
 			a, b := s, back
-			oa, oka := p.DebitIn(&a, later, 1)
-			ob, okb := p.DebitIn(&b, later, 1)
+			oa, oka := in(p).DebitIn(&a, later, 1)
+			ob, okb := in(p).DebitIn(&b, later, 1)
 			require.Equal(t, oka, okb, "at %d", later)
 			require.Equal(t, oa, ob, "at %d", later)
 		}

@@ -1,48 +1,31 @@
 package typed
 
-import "github.com/numerus-closus/numerus/internal/kernel"
+import (
+	"github.com/numerus-closus/numerus/internal/inplace"
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
 
-// This file is the API of stores: a debit on a State kept in place, on instants in nanoseconds
-// since the Unix epoch (of the years 1678 to 2262; math.MaxInt64 is never), reporting in one call
+// This file is typed's side of package inplace, the API of this repository's stores: a debit on
+// a State kept in place, on instants in nanoseconds since the Unix epoch, reporting in one call
 // what a store's answer needs. It runs the same kernels as DebitN and Status, in the same order.
 
-// Outcome is what [Policy.DebitIn] and [Policy.PeekIn] report beside the verdict: the subject's
-// Status after the debit and when the same debit would be admitted, in nanoseconds since the
-// Unix epoch, or math.MaxInt64 when that never comes.
-//
-// The zero Outcome holds a limit of zero, with Retry and Full at the epoch.
-type Outcome struct {
-	// Remaining is the whole tokens left, rounded down, as numerus.Status reports them.
-	Remaining int64
-	// Limit is the policy's capacity, as numerus.Status reports it.
-	Limit int64
-	// Retry is the instant the same debit would be admitted: the debit's own instant when it was
-	// admitted, else the exact earliest one, or never.
-	Retry int64
-	// Full is the instant the subject is full again if it takes nothing more, or never.
-	Full int64
-	// Next is the instant from which the subject holds one token more than Remaining, if it
-	// takes nothing more (a debit of Remaining+1 would be admitted then): the debit's own instant
-	// when it is full, never when it never refills.
-	Next int64
-	// Binds is the index, among the policy's leaves in the order the notation writes them, of
-	// the limit that binds: on a refusal the one whose wait Retry is (in an And the latest, in an
-	// Or the earliest); on an admission the one whose tokens Remaining counts (in an And the one
-	// with the fewest left, of those the one whose next token comes last; in an Or the one with
-	// the most, of those the one whose next token comes first). It is 0 for a policy of one leaf.
-	Binds int
-}
+// InPlace returns p's in-place operations, for this repository's stores. It is no part of
+// typed's API: its argument's type lies in an internal package, which no other module can name,
+// and it may change in any release.
+func (p Policy) InPlace(inplace.Key) inplace.Engine[State] { return engine(p) }
 
-var zeroOutcome = Outcome{Retry: kernel.Never, Full: kernel.Never, Next: kernel.Never}
+// engine is a Policy's inplace.Engine: a pointer in shape, so that it converts to the interface
+// without an allocation.
+type engine struct{ c *compiled }
 
-// DebitIn takes cost tokens at at (nanoseconds since the Unix epoch) from the State *s, all or
-// nothing, in place, and reports whether it admitted and the Outcome. It decides as DebitN does,
-// in about half the time of DebitN and Status. Copies of *s made earlier never change. A cost
-// below 1 panics.
-func (p Policy) DebitIn(s *State, at, cost int64) (Outcome, bool) {
+var zeroOutcome = inplace.Outcome{Retry: kernel.Never, Full: kernel.Never, Next: kernel.Never}
+
+// DebitIn is inplace.Engine's: it decides as DebitN does, in about half the time of DebitN and
+// Status.
+func (e engine) DebitIn(s *State, at, cost int64) (inplace.Outcome, bool) {
 	kernel.CheckCost(cost)
 	at = min(at, kernel.MaxInstant) // as time.Unix(0, Never) is: the range ends a ns before Never
-	c := p.c
+	c := e.c
 	switch {
 	case c == nil:
 		return zeroOutcome, false
@@ -62,7 +45,7 @@ func (p Policy) DebitIn(s *State, at, cost int64) (Outcome, bool) {
 }
 
 // debitForeign is DebitIn on a State that does not fit c: on a fitted copy, kept if admitted.
-func (c *compiled) debitForeign(s *State, at, cost int64) (Outcome, bool) {
+func (c *compiled) debitForeign(s *State, at, cost int64) (inplace.Outcome, bool) {
 	fitted := *s
 	c.fit(&fitted)
 	from, ok := c.debitIn(&fitted, at, cost)
@@ -72,11 +55,10 @@ func (c *compiled) debitForeign(s *State, at, cost int64) (Outcome, bool) {
 	return c.outcome(&fitted, at, cost, from, ok), ok
 }
 
-// PeekIn reports what DebitIn(s, at, 1) would report, changing nothing: whether one token could
-// be taken at at, when it could be if not, and the Status of *s at at.
-func (p Policy) PeekIn(s *State, at int64) (Outcome, bool) {
+// PeekIn is inplace.Engine's: what DebitIn(s, at, 1) would report, changing nothing.
+func (e engine) PeekIn(s *State, at int64) (inplace.Outcome, bool) {
 	at = min(at, kernel.MaxInstant)
-	c := p.c
+	c := e.c
 	switch {
 	case c == nil:
 		return zeroOutcome, false
@@ -85,7 +67,7 @@ func (p Policy) PeekIn(s *State, at int64) (Outcome, bool) {
 	case !c.fits(s):
 		fitted := *s
 		c.fit(&fitted)
-		return p.PeekIn(&fitted, at)
+		return e.PeekIn(&fitted, at)
 	}
 	from, ok := c.debit(0, s, nil, c.effective(s, at), 1)
 	return c.outcome(s, at, 1, from, ok), ok
@@ -116,7 +98,7 @@ func (c *compiled) debitIn(s *State, at, cost int64) (int64, bool) {
 }
 
 // outcome completes the answer of a debit at at with the status of s and its binding limit.
-func (c *compiled) outcome(s *State, at, cost, from int64, ok bool) Outcome {
+func (c *compiled) outcome(s *State, at, cost, from int64, ok bool) inplace.Outcome {
 	if lf := c.single; lf != nil {
 		return outcomeOf(lf.status(s, at), at, from, ok, lf.next(s, at))
 	}

@@ -8,8 +8,12 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/internal/kernel"
 )
+
+// in is p's in-place engine, through the door the stores take.
+func in(p Policy) inplace.Engine[State] { return p.InPlace(inplace.Key{}) }
 
 // nanosOf returns the Outcome instant of a NextDebitable.
 func nanosOf(n numerus.NextDebitable) int64 {
@@ -35,10 +39,10 @@ func TestDebitInLikeRoot(t *testing.T) {
 			_, peekFrom, peekOK := root.DebitN(at, 1)
 			wantPeek := withoutBinding(sp, rootOutcome(peekOK, peekFrom, root, at))
 			before, words := s, p.Words(s)
-			require.Equal(t, wantPeek, withoutBinding(sp, outcome(p.PeekIn(&s, ns))), "step %d: peek at %v", i, at)
+			require.Equal(t, wantPeek, withoutBinding(sp, outcome(in(p).PeekIn(&s, ns))), "step %d: peek at %v", i, at)
 			require.Equal(t, before, s, "step %d: PeekIn changed the state", i)
 			next, from, ok := root.DebitN(at, st.cost)
-			got := withoutBinding(sp, outcome(p.DebitIn(&s, ns, st.cost)))
+			got := withoutBinding(sp, outcome(in(p).DebitIn(&s, ns, st.cost)))
 			require.Equal(t, withoutBinding(sp, rootOutcome(ok, from, next, at)), got, "step %d: debit %d at %v", i, st.cost, at)
 			require.Equal(t, words, p.Words(before), "step %d: DebitIn changed an earlier copy", i)
 			if !ok {
@@ -58,8 +62,8 @@ func TestDebitInAtNever(t *testing.T) {
 		p := MustCompile(text)
 		viaN, _, okN := p.DebitN(p.Fresh(), time.Unix(0, kernel.Never), 1)
 		s := p.Fresh()
-		_, okPeek := p.PeekIn(&s, kernel.Never)
-		_, ok := p.DebitIn(&s, kernel.Never, 1)
+		_, okPeek := in(p).PeekIn(&s, kernel.Never)
+		_, ok := in(p).DebitIn(&s, kernel.Never, 1)
 		require.True(t, okN && ok && okPeek, text)
 		require.Equal(t, p.Words(viaN), p.Words(s), "%s: DebitIn at Never differs from DebitN", text)
 		_, err := p.DecodeState(p.AppendState(nil, s))
@@ -69,11 +73,11 @@ func TestDebitInAtNever(t *testing.T) {
 
 // admission is an Outcome with its verdict, to compare in one piece.
 type admission struct {
-	Outcome
+	inplace.Outcome
 	ok bool
 }
 
-func outcome(o Outcome, ok bool) admission { return admission{o, ok} }
+func outcome(o inplace.Outcome, ok bool) admission { return admission{o, ok} }
 
 // rootOutcome is the Outcome of a debit at at that root answered (ok, from), with the status
 // of after, the limiter that follows it. Next is the answer of a debit of one token more than
@@ -81,7 +85,7 @@ func outcome(o Outcome, ok bool) admission { return admission{o, ok} }
 func rootOutcome(ok bool, from numerus.NextDebitable, after numerus.Limiter, at time.Time) admission {
 	st := after.Status(at)
 	ns := kernel.FromTime(at)
-	o := Outcome{Remaining: st.Remaining, Limit: st.Limit, Retry: nanosOf(from), Full: nanosOf(st.Full)}
+	o := inplace.Outcome{Remaining: st.Remaining, Limit: st.Limit, Retry: nanosOf(from), Full: nanosOf(st.Full)}
 	if ok {
 		o.Retry = ns
 	}
@@ -105,10 +109,10 @@ func withoutBinding(sp Spec, a admission) admission {
 // TestDebitInZeroPolicy: the zero Policy refuses with Never and a zero limit, as DebitN does.
 func TestDebitInZeroPolicy(t *testing.T) {
 	var s State
-	want := admission{Outcome{Retry: kernel.Never, Full: kernel.Never, Next: kernel.Never}, false}
-	require.Equal(t, want, outcome(Policy{}.DebitIn(&s, kernel.FromTime(t0), 1)))
-	require.Equal(t, want, outcome(Policy{}.PeekIn(&s, kernel.FromTime(t0))))
-	require.Panics(t, func() { MustCompile("10/s").DebitIn(&s, 0, 0) }, "a cost below 1")
+	want := admission{inplace.Outcome{Retry: kernel.Never, Full: kernel.Never, Next: kernel.Never}, false}
+	require.Equal(t, want, outcome(in(Policy{}).DebitIn(&s, kernel.FromTime(t0), 1)))
+	require.Equal(t, want, outcome(in(Policy{}).PeekIn(&s, kernel.FromTime(t0))))
+	require.Panics(t, func() { in(MustCompile("10/s")).DebitIn(&s, 0, 0) }, "a cost below 1")
 }
 
 // TestDebitInForeignState: a State of another policy, or the zero State, is read as its words go
@@ -119,15 +123,15 @@ func TestDebitInForeignState(t *testing.T) {
 	for _, s := range []State{{}, other.Fresh()} {
 		orig := s
 		_, _, wantOK := p.DebitN(s, t0, 1)
-		_, ok := p.PeekIn(&s, kernel.FromTime(t0))
+		_, ok := in(p).PeekIn(&s, kernel.FromTime(t0))
 		require.Equal(t, wantOK, ok)
 		require.Equal(t, orig, s)
 		next, _, _ := p.DebitN(s, t0, 1)
-		_, ok = p.DebitIn(&s, kernel.FromTime(t0), 1)
+		_, ok = in(p).DebitIn(&s, kernel.FromTime(t0), 1)
 		require.True(t, ok)
 		require.Equal(t, p.Words(next), p.Words(s))
 		refused := s
-		_, ok = p.DebitIn(&s, kernel.FromTime(t0), 1)
+		_, ok = in(p).DebitIn(&s, kernel.FromTime(t0), 1)
 		require.False(t, ok)
 		require.Equal(t, refused, s)
 	}
@@ -138,15 +142,15 @@ func TestDebitInForeignState(t *testing.T) {
 func TestDebitInForeignFraction(t *testing.T) {
 	thirds, whole := MustCompile("gcra 3/s burst 1"), MustCompile("gcra 1/s burst 1")
 	s := thirds.Fresh()
-	_, ok := thirds.DebitIn(&s, 0, 1)
+	_, ok := in(thirds).DebitIn(&s, 0, 1)
 	require.True(t, ok)
 	require.Equal(t, [][]int64{{333333333, 1, 0}}, thirds.Words(s))
 	for _, at := range []int64{333333332, 333333333, 333333334} {
 		next, _, wantOK := whole.DebitN(s, time.Unix(0, at), 1)
-		in := s
-		_, ok := whole.DebitIn(&in, at, 1)
+		st := s
+		_, ok := in(whole).DebitIn(&st, at, 1)
 		require.Equal(t, wantOK, ok, "at %d", at)
-		require.Equal(t, whole.Words(next), whole.Words(in), "at %d", at)
+		require.Equal(t, whole.Words(next), whole.Words(st), "at %d", at)
 	}
 }
 
@@ -162,7 +166,7 @@ func TestForeignLogReadsAsItsOwn(t *testing.T) {
 			if s, _, ok = p.DebitN(s, t0.Add(time.Minute), 1); ok {
 				admitted++
 			}
-			if _, ok = p.DebitIn(&s, kernel.FromTime(t0.Add(time.Minute)), 1); ok {
+			if _, ok = in(p).DebitIn(&s, kernel.FromTime(t0.Add(time.Minute)), 1); ok {
 				admitted++
 			}
 		}
@@ -187,7 +191,7 @@ func TestForeignLogGainsNothingUnderALargerLimit(t *testing.T) {
 	_, _, ok = wide.DebitN(spent, at, 1)
 	require.False(t, ok, "DebitN")
 	s := spent
-	_, ok = wide.DebitIn(&s, kernel.FromTime(at), 1)
+	_, ok = in(wide).DebitIn(&s, kernel.FromTime(at), 1)
 	require.False(t, ok, "DebitIn")
 }
 
@@ -214,7 +218,7 @@ func TestRefusedForeignDebitInChangesNothing(t *testing.T) {
 	spent := admitEach(t, narrow, narrow.Fresh(), t0, t0.Add(30*time.Minute))
 	before := narrow.AppendState(nil, spent)
 	s := spent
-	_, ok := wide.DebitIn(&s, kernel.FromTime(t0.Add(40*time.Minute)), 1)
+	_, ok := in(wide).DebitIn(&s, kernel.FromTime(t0.Add(40*time.Minute)), 1)
 	require.False(t, ok)
 	require.Equal(t, spent, s)
 	require.Equal(t, before, narrow.AppendState(nil, s))
@@ -258,11 +262,11 @@ func TestOutcomeBinding(t *testing.T) {
 	} {
 		p := MustCompile(c.text)
 		s := p.Fresh()
-		o, ok := p.DebitIn(&s, at, c.cost)
+		o, ok := in(p).DebitIn(&s, at, c.cost)
 		require.True(t, ok, c.text)
 		require.Equal(t, c.binds, o.Binds, "%s: the binding limit", c.text)
 		require.Equal(t, at+c.next, o.Next, "%s: its next token", c.text)
-		peek, _ := p.PeekIn(&s, at)
+		peek, _ := in(p).PeekIn(&s, at)
 		require.Equal(t, [2]int64{int64(o.Binds), o.Next}, [2]int64{int64(peek.Binds), peek.Next}, "%s: PeekIn reports the same", c.text)
 	}
 }
@@ -273,20 +277,20 @@ func TestOutcomeBinding(t *testing.T) {
 func TestForeignStatesReportNoNegativeBalance(t *testing.T) {
 	big, small := MustCompile("gcra 1/s burst 100"), MustCompile("gcra 1/s burst 1")
 	s := big.Fresh()
-	_, ok := big.DebitIn(&s, 0, 100)
+	_, ok := in(big).DebitIn(&s, 0, 100)
 	require.True(t, ok)
-	o, ok := small.DebitIn(&s, 0, 1)
+	o, ok := in(small).DebitIn(&s, 0, 1)
 	require.False(t, ok)
 	require.Zero(t, o.Remaining)
 	require.Zero(t, small.Status(s, time.Unix(0, 0)).Remaining)
 
 	fine, whole := MustCompile("gcra 999999999999/7s burst 1"), MustCompile("gcra 1/s burst 1")
 	s = fine.Fresh()
-	_, ok = fine.DebitIn(&s, 0, 1)
+	_, ok = in(fine).DebitIn(&s, 0, 1)
 	require.True(t, ok)
 	require.Zero(t, whole.Status(s, time.Unix(0, 0)).Remaining)
 	_, _, ok = whole.DebitN(s, time.Unix(0, 0), 1)
 	require.False(t, ok, "a TAT fraction read by a policy of whole nanoseconds")
-	_, ok = whole.DebitIn(&s, 0, 1)
+	_, ok = in(whole).DebitIn(&s, 0, 1)
 	require.False(t, ok)
 }

@@ -57,40 +57,46 @@ func (lf *leaf) debitWindow(src, dst *State, at, cost int64) (int64, bool) {
 
 // status reports the leaf's kernel status on its words in s.
 func (lf *leaf) status(s *State, at int64) kernel.Status {
-	switch lf.k {
-	case kindGCRA:
-		return loadGCRA(lf.gcra, s.words(lf.off, 3)).Status(at)
-	case kindToken:
-		return loadTokens(lf.bucket, s.words(lf.off, 2)).Status(at)
-	case kindLeaky:
-		return loadLeaky(lf.bucket, s.words(lf.off, 2)).Status(at)
-	case kindFinite:
-		return loadFinite(lf.size, s.words(lf.off, 1)).Status(at)
-	case kindWindow:
-		return loadWindow(lf.window, s.words(lf.off, 3)).Status(at)
-	case kindCount:
-		return loadCounter(lf.window, s.words(lf.off, 4)).Status(at)
-	}
-	return s.ext.logs[lf.off].Status(at)
+	st, _ := lf.look(s, at, false)
+	return st
 }
 
 // next returns the instant from which the leaf's kernel in s holds one token more than at at.
 func (lf *leaf) next(s *State, at int64) int64 {
+	_, n := lf.look(s, at, true)
+	return n
+}
+
+// look reports the leaf's kernel status on its words in s and, if next is set, the instant from
+// which it holds one token more than at at (0 otherwise).
+func (lf *leaf) look(s *State, at int64, next bool) (kernel.Status, int64) {
 	switch lf.k {
 	case kindGCRA:
-		return loadGCRA(lf.gcra, s.words(lf.off, 3)).Next(at)
+		return look(loadGCRA(lf.gcra, s.words(lf.off, 3)), at, next)
 	case kindToken:
-		return loadTokens(lf.bucket, s.words(lf.off, 2)).Next(at)
+		return look(loadTokens(lf.bucket, s.words(lf.off, 2)), at, next)
 	case kindLeaky:
-		return loadLeaky(lf.bucket, s.words(lf.off, 2)).Next(at)
+		return look(loadLeaky(lf.bucket, s.words(lf.off, 2)), at, next)
 	case kindFinite:
-		return loadFinite(lf.size, s.words(lf.off, 1)).Next(at)
+		return look(loadFinite(lf.size, s.words(lf.off, 1)), at, next)
 	case kindWindow:
-		return loadWindow(lf.window, s.words(lf.off, 3)).Next(at)
+		return look(loadWindow(lf.window, s.words(lf.off, 3)), at, next)
 	case kindCount:
-		return loadCounter(lf.window, s.words(lf.off, 4)).Next(at)
+		return look(loadCounter(lf.window, s.words(lf.off, 4)), at, next)
 	}
-	return s.ext.logs[lf.off].Next(at)
+	return look(s.ext.logs[lf.off], at, next)
+}
+
+// look is the leaf's look on its kernel k.
+func look[K interface {
+	Debit(at, cost int64) (K, int64, bool)
+	Status(at int64) kernel.Status
+}](k K, at int64, next bool) (kernel.Status, int64) {
+	st := k.Status(at)
+	if !next {
+		return st, 0
+	}
+	return st, kernel.NextOf(k, at, st)
 }
 
 // last returns the latest instant the leaf admitted at (MinInstant for a finite bucket).

@@ -84,16 +84,16 @@ func toStatus(s kernel.Status, at time.Time) numerus.Status {
 }
 
 // Dynamic returns l as a numerus.Limiter, so that typed and dynamic limiters mix in numerus.And,
-// numerus.Or and everything else that takes one. A debit through it allocates only to box the
-// value it returns; a refused debit returns the same numerus.Limiter and allocates nothing.
+// numerus.Or and everything else that takes one.
 //
-// It and every limiter its debits return save themselves as l does: they implement
-// encoding.BinaryAppender, encoding.BinaryMarshaler and json.Marshaler with l's snapshots, so that
-// a limiter held as a numerus.Limiter (by a schedule.Gate, say) can be saved, and read back into
-// an L with its UnmarshalBinary or UnmarshalJSON.
+// It and the limiters its debits return implement encoding.BinaryAppender,
+// encoding.BinaryMarshaler and json.Marshaler with l's snapshots, to be read back into an L with
+// its UnmarshalBinary or UnmarshalJSON.
 func Dynamic[L Limiter[L]](l L) numerus.Limiter { return &dynamic[L]{l} }
 
-// dynamic is held by pointer, never modified after construction, like the root's own adapter.
+// dynamic is held by pointer, never modified after construction, like the root's own adapter. A
+// debit through it allocates only to box the value it returns; a refusal returns the receiver and
+// allocates nothing.
 type dynamic[L Limiter[L]] struct{ l L }
 
 func (d *dynamic[L]) Debit(at time.Time) (numerus.Limiter, numerus.NextDebitable, bool) {

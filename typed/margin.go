@@ -8,8 +8,7 @@ import (
 )
 
 // WithMargin returns a policy that keeps sp's limits at an upstream that counts admissions when
-// they arrive, if their delays on the way differ by at most m: whatever is charged under the
-// result arrives in an order and at instants that sp, decided on the arrivals, admits.
+// they arrive, if their delays on the way differ by at most m.
 //
 // It returns an error matching numerus.ErrInvalidArgument when sp is invalid, m is negative, sp
 // holds an Or (no margin of its children bounds what arrives), or a margined leaf does not fit.

@@ -35,14 +35,12 @@ func (sp Spec) String() string {
 	return s
 }
 
-// Parse reads a policy written in the notation (see the package doc for its grammar), as in
-// "100/min", "10/s burst 20" or "gcra 10/s burst 5 & window 1000/1h", and returns its validated
-// Spec. It never panics.
+// Parse reads a policy written in the notation of the package doc, as in "100/min" or
+// "gcra 10/s burst 5 & window 1000/1h", and returns its validated Spec. It never panics.
 //
-// Every error is a *SyntaxError that names the column at fault and matches ErrSyntax, as in
-// `typed: column 4: expected a unit such as s, min or h, found "x"`. An error in a value or a
-// parameter, or a text past the package's limits, also matches the *numerus.ParamError naming
-// the parameter, and numerus.ErrInvalidArgument.
+// Every error is a *SyntaxError that names the column at fault and matches ErrSyntax. An error in
+// a value or a parameter, or a text past the package's limits, also matches the
+// *numerus.ParamError naming the parameter, and numerus.ErrInvalidArgument.
 func Parse(text string) (Spec, error) {
 	sp, p, err := parseText(text)
 	if err == nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -25,20 +26,21 @@ func TestPackedRoundTrip(t *testing.T) {
 		{"finite 7", 1, true},
 		{"sliding 10/min", 0, false},
 	} {
-		p := typed.MustCompile(c.text)
+		pol := typed.MustCompile(c.text)
+		p := pol.InPlace(inplace.Key{})
 		n, ok := p.PackedWords()
 		require.Equal(t, c.ok, ok, c.text)
 		if !ok {
 			continue
 		}
 		require.Equal(t, c.n, n, c.text)
-		s := p.Fresh()
+		s := pol.Fresh()
 		_, admitted := p.DebitIn(&s, 1e9, 1)
 		require.True(t, admitted, c.text)
 		w := make([]int64, n)
-		s.Pack(w)
+		p.Pack(&s, w)
 		var back typed.State
-		back.Unpack(w)
+		p.Unpack(&back, w)
 		packed := append([]int64(nil), w...)
 		for at := int64(1e9); at < 3e9; at += 7e7 {
 			want, wok := p.DebitIn(&back, at, 1)
@@ -46,7 +48,7 @@ func TestPackedRoundTrip(t *testing.T) {
 			require.Equal(t, want, got, "%s: DebitPacked at %d", c.text, at)
 			require.Equal(t, wok, gok, "%s: DebitPacked at %d", c.text, at)
 		}
-		back.Unpack(w)
+		p.Unpack(&back, w)
 		for at := int64(1e9); at < 3e9; at += 1e8 {
 			want, wok := p.PeekIn(&s, at)
 			got, gok := p.PeekIn(&back, at)

@@ -7,10 +7,9 @@ import (
 	"github.com/numerus-closus/numerus/internal/kernel"
 )
 
-// Policy is a [Spec] compiled for many subjects: immutable, shared, and safe for concurrent use.
-// Each subject's state is a [State], plain data that the Policy debits: a keyed store keeps one
-// Policy and a State per key. Policy.DebitN decides exactly as the typed limiter (or the
-// numerus.Limiter) that the same Spec describes.
+// Policy is a [Spec] compiled for many subjects: immutable and safe for concurrent use. Each
+// subject's state is a [State] that the Policy debits, deciding exactly as the limiter the same
+// Spec describes.
 //
 // The zero Policy has no spec: it denies every debit with Never, reports a zero Status that is
 // never full, and its String is "(zero)".
@@ -255,8 +254,8 @@ type binding struct {
 func (c *compiled) binding(i int, s *State, at int64) binding {
 	n := &c.nodes[i]
 	if !n.k.inner() {
-		lf := &c.leaves[n.leaf]
-		return binding{st: lf.status(s, at), leaf: n.leaf, next: lf.next(s, at)}
+		st, next := c.leaves[n.leaf].look(s, at, true)
+		return binding{st: st, leaf: n.leaf, next: next}
 	}
 	b := c.binding(n.kids[0], s, at)
 	for _, k := range n.kids[1:] {
@@ -307,15 +306,14 @@ func (c *compiled) next(s *State, at, eff int64, st kernel.Status) int64 {
 }
 
 // Limiter returns the numerus.Limiter that starts from the subject's state s under p: the dynamic
-// limiter a Spec describes, when no static type is wanted. Each admitted debit allocates the
-// limiter that follows.
+// limiter a Spec describes, when no static type is wanted.
 //
-// It and every limiter its debits return save themselves: they implement encoding.BinaryAppender,
+// It and the limiters its debits return implement encoding.BinaryAppender,
 // encoding.BinaryMarshaler and json.Marshaler with the snapshots of AppendSnapshot and
-// SnapshotJSON, so that a limiter held as a numerus.Limiter (by a schedule.Gate, say) can be
-// saved, and read back with ReadSnapshot or ReadSnapshotJSON.
+// SnapshotJSON, to be read back with ReadSnapshot or ReadSnapshotJSON.
 func (p Policy) Limiter(s State) numerus.Limiter { return &policyLimiter{p, s} }
 
+// policyLimiter is held by pointer: each admitted debit allocates the one that follows.
 type policyLimiter struct {
 	p Policy
 	s State

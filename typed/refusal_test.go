@@ -25,14 +25,14 @@ func TestRefusalHolds(t *testing.T) {
 			q := mustCompile(t, genSpec(t, 2))
 			qs := q.Fresh()
 			for _, st := range genTimeline(t) {
-				q.DebitIn(&qs, kernel.FromTime(t0.Add(st.delta)), st.cost)
+				in(q).DebitIn(&qs, kernel.FromTime(t0.Add(st.delta)), st.cost)
 			}
 			s = p.Continue(q, qs, t0)
 		}
 		at := rapid.SampledFrom([]int64{kernel.FromTime(t0), kernel.MaxInstant - int64(time.Hour), kernel.MinInstant + int64(time.Hour)}).Draw(t, "start")
 		for i, st := range genTimeline(t) {
 			at = max(min(at+int64(st.delta), kernel.MaxInstant), kernel.MinInstant)
-			o, ok := p.DebitIn(&s, at, st.cost)
+			o, ok := in(p).DebitIn(&s, at, st.cost)
 			if ok || st.cost != 1 {
 				continue
 			}
@@ -48,10 +48,10 @@ func TestRefusalHolds(t *testing.T) {
 					continue
 				}
 				c := s
-				got, ok := p.DebitIn(&c, then, 1)
+				got, ok := in(p).DebitIn(&c, then, 1)
 				require.False(t, ok, "step %d: refused at %d, admitted at %d under %s", i, at, then, p)
 				require.Equal(t, o, got, "step %d: refused at %d, then at %d under %s", i, at, then, p)
-				got, ok = p.PeekIn(&c, then)
+				got, ok = in(p).PeekIn(&c, then)
 				require.False(t, ok, "step %d: peek at %d", i, then)
 				require.Equal(t, o, got, "step %d: peek at %d under %s", i, then, p)
 			}

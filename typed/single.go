@@ -1,6 +1,9 @@
 package typed
 
-import "github.com/numerus-closus/numerus/internal/kernel"
+import (
+	"github.com/numerus-closus/numerus/internal/inplace"
+	"github.com/numerus-closus/numerus/internal/kernel"
+)
 
 // This file is the in-place debit of a policy of one leaf kept inline, the common policy of a
 // store: its kernel is loaded from the State's first words once, debited, and asked its status,
@@ -11,7 +14,7 @@ import "github.com/numerus-closus/numerus/internal/kernel"
 // (DebitIn debits one itself). It returns the Outcome, of the kernel after the debit (before it,
 // when refused or not kept), and whether it admitted. The leaf is the only one of its policy,
 // kept inline: its words are the first.
-func (lf *leaf) debitFirst(w *[inlineWords]int64, at, cost int64, keep bool) (Outcome, bool) {
+func (lf *leaf) debitFirst(w *[inlineWords]int64, at, cost int64, keep bool) (inplace.Outcome, bool) {
 	switch lf.k {
 	case kindGCRA: // only PeekIn's: DebitIn debits a GCRA itself, with DebitStatus
 		k := loadGCRA(lf.gcra, w[:3])
@@ -37,7 +40,7 @@ func (lf *leaf) debitFirst(w *[inlineWords]int64, at, cost int64, keep bool) (Ou
 	return lf.debitFirstWindow(w, at, cost, keep)
 }
 
-func (lf *leaf) debitFirstWindow(w *[inlineWords]int64, at, cost int64, keep bool) (Outcome, bool) {
+func (lf *leaf) debitFirstWindow(w *[inlineWords]int64, at, cost int64, keep bool) (inplace.Outcome, bool) {
 	switch lf.k {
 	case kindFinite:
 		k := loadFinite(lf.size, w[:1])
@@ -67,9 +70,9 @@ func (lf *leaf) debitFirstWindow(w *[inlineWords]int64, at, cost int64, keep boo
 
 // outcomeOf is the Outcome of a debit at at that answered from and ok, with the status st and
 // the instant next of one more token, of the first leaf.
-func outcomeOf(st kernel.Status, at, from int64, ok bool, next int64) Outcome {
+func outcomeOf(st kernel.Status, at, from int64, ok bool, next int64) inplace.Outcome {
 	if ok {
 		from = at
 	}
-	return Outcome{Remaining: max(st.Remaining, 0), Limit: st.Limit, Retry: from, Full: st.Full, Next: next}
+	return inplace.Outcome{Remaining: max(st.Remaining, 0), Limit: st.Limit, Retry: from, Full: st.Full, Next: next}
 }

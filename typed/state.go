@@ -12,15 +12,13 @@ import (
 // for any three together (gcra 3, token 2, leaky 2, finite 1, window 3, count 4).
 const inlineWords = 12
 
-// State is the state of one subject under a [Policy]: plain data. It is a value: DebitN returns
-// a new State and never changes the one it is given, so a store may keep States in a map and
-// swap them. Policies whose State fits 12 inline words (any three algorithms) and holds no
-// sliding log never allocate; others allocate once per debit.
-//
-// A State belongs to the Policy that made it; another Policy reads its words as its own, without
-// panicking, and may decide wrongly. Carry it over to a changed policy with [Policy.Continue].
-// The zero State is not a fresh one: start from [Policy.Fresh].
+// State is the state of one subject under a [Policy]: plain data that DebitN never changes. A
+// State belongs to its Policy; another reads it without panicking but may decide wrongly. Carry it
+// over to a changed policy with [Policy.Continue]. The zero State is not a fresh one: start from
+// [Policy.Fresh].
 type State struct {
+	// A State of at most inlineWords words (any three algorithms) and no sliding log makes debits
+	// allocate nothing; a larger one allocates once per debit.
 	w   [inlineWords]int64
 	ext *stateExt
 }
@@ -207,11 +205,10 @@ func (p Policy) AppendState(b []byte, s State) []byte {
 	return b
 }
 
-// DecodeState returns the State that AppendState encoded, validated against p: an error
-// matching ErrMismatch when it was saved under another policy (a policy written otherwise is
-// another, even one that DecidesLike p), and ErrCorrupt when it is truncated or describes a
-// state p could never reach. It never panics. A State saved before the default burst became 1
-// is carried over to p as Continue would, so it admits no more than p allows.
+// DecodeState returns the State that AppendState encoded, validated against p. It never panics.
+// The error matches ErrMismatch when the state was saved under another policy (one written
+// otherwise, even if it DecidesLike p), and ErrCorrupt when it is truncated or unreachable
+// under p. A State saved before the default burst became 1 is carried over as Continue would.
 func (p Policy) DecodeState(data []byte) (State, error) {
 	c := p.c
 	if c == nil {

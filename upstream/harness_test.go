@@ -11,55 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/numerus-closus/numerus/internal/pipenet"
 	"github.com/stretchr/testify/require"
 )
-
-// pipeListener is a net.Listener whose connections are net.Pipe pairs: in memory and durably
-// blocking, so that a real net/http server and client run inside a testing/synctest bubble, on
-// its virtual clock.
-type pipeListener struct {
-	conns  chan net.Conn
-	closed chan struct{}
-	once   sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.once.Do(func() { close(l.closed) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-// dial is the client's DialContext: the server accepts the other end of a new pipe.
-func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	client, srv := net.Pipe()
-	select {
-	case l.conns <- srv:
-		return client, nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
 
 // served is an httptest server over pipes and the base transport that reaches it.
 type served struct {
@@ -69,10 +23,11 @@ type served struct {
 
 // servePipe starts h over a pipe listener; close stops the server and the client's connections.
 func servePipe(h http.Handler) served {
-	l := newPipeListener()
+	l := pipenet.Listen()
 	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
 	srv.Start()
-	return served{srv, &http.Transport{DialContext: l.dial}}
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) { return l.Dial(ctx) }
+	return served{srv, &http.Transport{DialContext: dial}}
 }
 
 func (s served) close() {

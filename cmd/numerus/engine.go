@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/typed"
 )
@@ -85,13 +86,13 @@ type policyLimiter struct {
 }
 
 func (l *policyLimiter) debit(at int64) (int64, bool) {
-	out, ok := l.p.DebitIn(&l.s, at, 1)
+	out, ok := l.p.InPlace(inplace.Key{}).DebitIn(&l.s, at, 1)
 	return out.Retry, ok
 }
 
 func (l *policyLimiter) state() []byte { return l.p.AppendState(nil, l.s) }
 
 func (l *policyLimiter) status(at int64) (int64, int64) {
-	out, _ := l.p.PeekIn(&l.s, at)
+	out, _ := l.p.InPlace(inplace.Key{}).PeekIn(&l.s, at)
 	return out.Remaining, out.Full
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/typed"
 	"github.com/stretchr/testify/require"
 )
@@ -108,14 +109,14 @@ func TestSimChildren(t *testing.T) {
 		}
 		s := runCase(t, c.policy, c.traffic, c.dur, true)
 		p := typed.MustCompile(c.policy)
-		st := p.Fresh()
+		st, e := p.Fresh(), p.InPlace(inplace.Key{})
 		tr, _ := parseTraffic(c.traffic, epochBase, nil)
 		// Replay the policy alone and compare its remaining at each interval's end.
 		bin, end := 0, s.start+s.width
 		for bin < len(s.perBin) {
 			ns, ok := tr.next()
 			for bin < len(s.perBin) && (!ok || ns >= end) {
-				out, _ := p.PeekIn(&st, end)
+				out, _ := e.PeekIn(&st, end)
 				want := s.perBin[bin].remaining[0]
 				for _, r := range s.perBin[bin].remaining {
 					if sp.Algo == typed.AlgoAnd {
@@ -128,7 +129,7 @@ func TestSimChildren(t *testing.T) {
 				bin, end = bin+1, end+s.width
 			}
 			if ok {
-				p.DebitIn(&st, ns, 1)
+				e.DebitIn(&st, ns, 1)
 			}
 		}
 	}

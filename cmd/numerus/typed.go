@@ -8,7 +8,9 @@ import "github.com/numerus-closus/numerus/typed"
 // when this is compiled, so the switches walk the leaves one at a time, each case instantiating
 // the next step with one more type: typed.And[typed.GCRA, typed.And[typed.SlidingWindow,
 // typed.SlidingWindow]] for that policy. Every shape is a type Go compiles, which is why the set
-// is bounded; for the others the builders return nil, and a compiled typed.Policy decides.
+// is bounded; for the others the builders return nil, and a compiled typed.Policy decides. Each
+// position has a switch of its own, because Go has no generic function values that one switch
+// could hand its leaf's type to.
 
 // shape is what remains of an And to build: the leaves not yet typed.
 type shape struct{ rest []typed.Spec }
@@ -45,9 +47,7 @@ func first(sp typed.Spec, s shape) func() limiter {
 		return second(leaf[typed.FiniteBucket](sp), s)
 	case typed.AlgoWindow:
 		return second(leaf[typed.FixedWindow](sp), s)
-	case typed.AlgoSliding:
-		return second(leaf[typed.SlidingWindow](sp), s)
-	case typed.AlgoBuckets:
+	case typed.AlgoSliding, typed.AlgoBuckets:
 		return second(leaf[typed.SlidingWindow](sp), s)
 	case typed.AlgoCount:
 		return second(leaf[typed.SlidingWindowCount](sp), s)
@@ -68,9 +68,7 @@ func second[A typed.Limiter[A]](a A, s shape) func() limiter {
 		return third(a, leaf[typed.GCRA](sp), s)
 	case typed.AlgoWindow:
 		return third(a, leaf[typed.FixedWindow](sp), s)
-	case typed.AlgoSliding:
-		return third(a, leaf[typed.SlidingWindow](sp), s)
-	case typed.AlgoBuckets:
+	case typed.AlgoSliding, typed.AlgoBuckets:
 		return third(a, leaf[typed.SlidingWindow](sp), s)
 	}
 	return nil
@@ -88,9 +86,7 @@ func pair[A typed.Limiter[A]](a A, sp typed.Spec) func() limiter {
 		return factory(typed.NewAnd(a, leaf[typed.FiniteBucket](sp)))
 	case typed.AlgoWindow:
 		return factory(typed.NewAnd(a, leaf[typed.FixedWindow](sp)))
-	case typed.AlgoSliding:
-		return factory(typed.NewAnd(a, leaf[typed.SlidingWindow](sp)))
-	case typed.AlgoBuckets:
+	case typed.AlgoSliding, typed.AlgoBuckets:
 		return factory(typed.NewAnd(a, leaf[typed.SlidingWindow](sp)))
 	case typed.AlgoCount:
 		return factory(typed.NewAnd(a, leaf[typed.SlidingWindowCount](sp)))
@@ -105,9 +101,7 @@ func third[A typed.Limiter[A], B typed.Limiter[B]](a A, b B, s shape) func() lim
 		return factory(typed.NewAnd(a, typed.NewAnd(b, leaf[typed.GCRA](sp))))
 	case typed.AlgoWindow:
 		return factory(typed.NewAnd(a, typed.NewAnd(b, leaf[typed.FixedWindow](sp))))
-	case typed.AlgoSliding:
-		return factory(typed.NewAnd(a, typed.NewAnd(b, leaf[typed.SlidingWindow](sp))))
-	case typed.AlgoBuckets:
+	case typed.AlgoSliding, typed.AlgoBuckets:
 		return factory(typed.NewAnd(a, typed.NewAnd(b, leaf[typed.SlidingWindow](sp))))
 	}
 	return nil

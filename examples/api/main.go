@@ -23,12 +23,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/numerus-closus/numerus/examples/internal/cli"
 	"github.com/numerus-closus/numerus/upstream"
 	"github.com/schollz/progressbar/v3"
 )
@@ -43,6 +42,8 @@ type config struct {
 	requestsDeadline time.Duration
 }
 
+// parseFlags reads the command line's arguments (without the program's name) into a config; when
+// they are wrong it says why on errOut.
 func parseFlags(args []string, errOut io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("api", flag.ContinueOnError)
@@ -55,40 +56,32 @@ func parseFlags(args []string, errOut io.Writer) (config, error) {
 	fs.IntVar(&c.retries, "retries", 5, "how many times a refused request is sent again")
 	fs.DurationVar(&c.requestsDeadline, "timeout", time.Minute, "each request's deadline")
 	if err := fs.Parse(args); err != nil {
-		return c, err
+		return c, err // fs has said why on errOut
 	}
-	if !slices.Contains(dialects, c.dialect) {
-		return c, fmt.Errorf("unknown dialect %q: one of %s", c.dialect, strings.Join(dialects, ", "))
+	err := c.check()
+	if err != nil {
+		fmt.Fprintln(errOut, err)
 	}
-	if c.quota < 1 || c.window < time.Second || c.window%time.Second != 0 {
-		return c, errors.New("-quota must be positive and -window a whole number of seconds")
-	}
-	return c, nil
+	return c, err
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := cmd(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+// check returns the error of a config that the flags parse into but the demo cannot run.
+func (c config) check() error {
+	if !slices.Contains(dialects, c.dialect) {
+		return fmt.Errorf("unknown dialect %q: one of %s", c.dialect, strings.Join(dialects, ", "))
+	}
+	if c.quota < 1 || c.window < time.Second || c.window%time.Second != 0 {
+		return errors.New("-quota must be positive and -window a whole number of seconds")
+	}
+	return nil
 }
+
+func main() { cli.Main(cmd) }
 
 // cmd runs the demo and returns its exit status: 0; 1 when a request failed or a window served
 // more than the quota, which it says on errOut; 2 for bad flags.
 func cmd(ctx context.Context, args []string, out, errOut io.Writer) int {
-	c, err := parseFlags(args, errOut)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintln(errOut, err)
-		return 2
-	}
-	if err := run(ctx, c, out, errOut); err != nil {
-		fmt.Fprintln(errOut, err)
-		return 1
-	}
-	return 0
+	return cli.Run(ctx, args, out, errOut, parseFlags, run)
 }
 
 // run serves the API, sends the requests, drawing the bar on bar, and prints the figures on out.

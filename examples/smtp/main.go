@@ -41,12 +41,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+	"github.com/numerus-closus/numerus/examples/internal/cli"
 	"github.com/numerus-closus/numerus/schedule"
 	"github.com/numerus-closus/numerus/typed"
 )
@@ -84,28 +83,14 @@ func parseFlags(args []string, errOut io.Writer) (config, error) {
 	return c, fs.Parse(args)
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := cmd(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { cli.Main(cmd) }
 
 // cmd runs the demo as the command line's arguments say and returns its exit status: 0; 1 when a
 // message failed or the traffic exceeded the policy, which it says on errOut; 2 for bad flags.
 func cmd(ctx context.Context, args []string, out, errOut io.Writer) int {
-	c, err := parseFlags(args, errOut)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return 2 // the flag package has said why
-	}
-	if err := run(ctx, c, policySpec(), out, errOut); err != nil {
-		fmt.Fprintln(errOut, err)
-		return 1
-	}
-	return 0
+	return cli.Run(ctx, args, out, errOut, parseFlags, func(ctx context.Context, c config, out, bar io.Writer) error {
+		return run(ctx, c, policySpec(), out, bar)
+	})
 }
 
 // run sends c.n messages under the policy sp with c.margin, drawing the progress bar on bar, and

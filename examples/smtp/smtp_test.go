@@ -5,65 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"slices"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/emersion/go-smtp"
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/pipenet"
 	"github.com/numerus-closus/numerus/schedule"
 	"github.com/numerus-closus/numerus/typed"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// pipeListener is a net.Listener whose connections are net.Pipe pairs: in-memory and durably
-// blocking, so the server and the sender run inside a testing/synctest bubble on virtual time.
-type pipeListener struct {
-	conns  chan net.Conn
-	closed chan struct{}
-	once   sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.once.Do(func() { close(l.closed) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-func (l *pipeListener) dial(ctx context.Context) (*smtp.Client, error) {
-	client, srv := net.Pipe()
-	select {
-	case l.conns <- srv:
-		return smtp.NewClient(client), nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
 
 // report is one call of the sender's progress function.
 type report struct {
@@ -113,10 +67,17 @@ func sendWith(t *testing.T, ctx context.Context, n int, r rig) outcome {
 	}
 	o := outcome{start: time.Now(), paced: paced, srv: newServer(r.reply)}
 	o.srv.envelope, o.srv.latency = r.envelope, r.latency
-	l := newPipeListener()
+	l := pipenet.Listen()
 	served := make(chan error, 1)
 	go func() { served <- o.srv.serve(l) }()
-	s := newSender(config{from: "a@example.com", to: "b@example.com", pause: testPause, attempts: 5}, schedule.NewGate(limiter(paced)), l.dial)
+	dial := func(ctx context.Context) (*smtp.Client, error) {
+		c, err := l.Dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return smtp.NewClient(c), nil
+	}
+	s := newSender(config{from: "a@example.com", to: "b@example.com", pause: testPause, attempts: 5}, schedule.NewGate(limiter(paced)), dial)
 	s.progress = func(done, _ int, eta time.Duration) {
 		now := time.Now()
 		o.reports = append(o.reports, report{now, done, now.Add(eta)})

@@ -1,10 +1,6 @@
 package kernel
 
-import (
-	"testing"
-
-	"pgregory.net/rapid"
-)
+import "pgregory.net/rapid"
 
 // advancing is what Advance's property needs of a kernel.
 type advancing[K any] interface {
@@ -13,34 +9,11 @@ type advancing[K any] interface {
 	Advance(at int64) K
 }
 
-// TestAdvance is the property of Advance for every kernel: after random debits (some at earlier
-// instants), a state advanced to an instant at decides every later debit and status exactly as
-// the state itself, each following its own admissions, and counts any instant before at as at
-// (but the finite bucket, which keeps no instant and answers alike at every one).
-func TestAdvance(t *testing.T) {
-	rate := func(t *rapid.T) Rate {
-		return NewRate(rapid.Int64Range(1, 5).Draw(t, "n"), rapid.Int64Range(1, 50).Draw(t, "p"))
-	}
-	size := func(t *rapid.T) int64 { return rapid.Int64Range(1, 6).Draw(t, "size") }
-	width := func(t *rapid.T) int64 { return rapid.Int64Range(1, 60).Draw(t, "width") }
-	t.Run("gcra", rapid.MakeCheck(func(t *rapid.T) { checkAdvance(t, NewGCRA(rate(t), size(t)).Fresh(), true) }))
-	t.Run("token", rapid.MakeCheck(func(t *rapid.T) { checkAdvance(t, NewBucket(rate(t), size(t)).FreshTokens(), true) }))
-	t.Run("leaky", rapid.MakeCheck(func(t *rapid.T) { checkAdvance(t, NewBucket(rate(t), size(t)).FreshLeaky(), true) }))
-	t.Run("finite", rapid.MakeCheck(func(t *rapid.T) { n := size(t); checkAdvance(t, Finite{Size: n, Left: n}, false) }))
-	t.Run("window", rapid.MakeCheck(func(t *rapid.T) {
-		checkAdvance(t, NewWindow(width(t), size(t), rapid.Int64Range(-30, 30).Draw(t, "origin")).FreshWindow(), true)
-	}))
-	t.Run("count", rapid.MakeCheck(func(t *rapid.T) {
-		checkAdvance(t, NewWindow(width(t), size(t), rapid.Int64Range(-30, 30).Draw(t, "origin")).FreshCounter(), true)
-	}))
-	t.Run("log", rapid.MakeCheck(func(t *rapid.T) {
-		q := rapid.Int64Range(1, 4).Draw(t, "quantum")
-		p := &LogPolicy{Width: q * rapid.Int64Range(1, 15).Draw(t, "sub-windows"), Limit: size(t), Quantum: q}
-		checkAdvance(t, p.FreshLog(), true)
-	}))
-}
-
-// checkAdvance checks the property on a state reached from k; timed is whether k keeps an instant.
+// checkAdvance checks the property of Advance on a state reached from k (see TestLaws): after
+// random debits (some at earlier instants), a state advanced to an instant at decides every later
+// debit and status exactly as the state itself, each following its own admissions, and counts any
+// instant before at as at (but the finite bucket, which keeps no instant and answers alike at
+// every one: timed is false for it).
 func checkAdvance[K advancing[K]](t *rapid.T, k K, timed bool) {
 	steps := rapid.Int64Range(-20, 40)
 	costs := rapid.Int64Range(1, 3)

@@ -3,11 +3,16 @@ package kernel
 // next returns the first instant, from at on, at which k holds one token more than Status(at)
 // says it does: at itself when it is full (no more will come), Never when it never refills. It
 // is the answer of a debit of that many tokens, which k refuses at at, exactly.
-func next[K interface {
+func next[K nexter[K]](k K, at int64) int64 { return NextOf(k, at, k.Status(at)) }
+
+// nexter is what next needs of a kernel.
+type nexter[K any] interface {
 	Debit(at, cost int64) (K, int64, bool)
 	Status(at int64) Status
-}](k K, at int64) int64 {
-	s := k.Status(at)
+}
+
+// NextOf is k's Next(at), given s, k's Status(at), for a caller that has it already.
+func NextOf[K nexter[K]](k K, at int64, s Status) int64 {
 	if s.Remaining >= s.Limit {
 		return at
 	}

@@ -1,10 +1,6 @@
 package kernel
 
-import (
-	"testing"
-
-	"pgregory.net/rapid"
-)
+import "pgregory.net/rapid"
 
 // nexting is what Next's property needs of a kernel.
 type nexting[K any] interface {
@@ -13,33 +9,10 @@ type nexting[K any] interface {
 	Next(at int64) int64
 }
 
-// TestNext is the property of Next for every kernel: after random debits, Next(at) is at when the
-// kernel is full, and otherwise the first instant from which it holds one token more than at at:
-// a debit of that many tokens is admitted then and refused a nanosecond before (Never only for a
-// finite bucket that is not full).
-func TestNext(t *testing.T) {
-	rate := func(t *rapid.T) Rate {
-		return NewRate(rapid.Int64Range(1, 5).Draw(t, "n"), rapid.Int64Range(1, 50).Draw(t, "p"))
-	}
-	size := func(t *rapid.T) int64 { return rapid.Int64Range(1, 6).Draw(t, "size") }
-	width := func(t *rapid.T) int64 { return rapid.Int64Range(1, 60).Draw(t, "width") }
-	t.Run("gcra", rapid.MakeCheck(func(t *rapid.T) { checkNext(t, NewGCRA(rate(t), size(t)).Fresh()) }))
-	t.Run("token", rapid.MakeCheck(func(t *rapid.T) { checkNext(t, NewBucket(rate(t), size(t)).FreshTokens()) }))
-	t.Run("leaky", rapid.MakeCheck(func(t *rapid.T) { checkNext(t, NewBucket(rate(t), size(t)).FreshLeaky()) }))
-	t.Run("finite", rapid.MakeCheck(func(t *rapid.T) { n := size(t); checkNext(t, Finite{Size: n, Left: n}) }))
-	t.Run("window", rapid.MakeCheck(func(t *rapid.T) {
-		checkNext(t, NewWindow(width(t), size(t), rapid.Int64Range(-30, 30).Draw(t, "origin")).FreshWindow())
-	}))
-	t.Run("count", rapid.MakeCheck(func(t *rapid.T) {
-		checkNext(t, NewWindow(width(t), size(t), rapid.Int64Range(-30, 30).Draw(t, "origin")).FreshCounter())
-	}))
-	t.Run("log", rapid.MakeCheck(func(t *rapid.T) {
-		q := rapid.Int64Range(1, 4).Draw(t, "quantum")
-		p := &LogPolicy{Width: q * rapid.Int64Range(1, 15).Draw(t, "sub-windows"), Limit: size(t), Quantum: q}
-		checkNext(t, p.FreshLog())
-	}))
-}
-
+// checkNext checks the property of Next on a state reached from k (see TestLaws): after random
+// debits, Next(at) is at when the kernel is full, and otherwise the first instant from which it
+// holds one token more than at at: a debit of that many tokens is admitted then and refused a
+// nanosecond before (Never only for a finite bucket that is not full).
 func checkNext[K nexting[K]](t *rapid.T, k K) {
 	at := int64(1000)
 	for range rapid.IntRange(0, 12).Draw(t, "debits") {

@@ -7,10 +7,10 @@ import (
 )
 
 // ClientIP returns the address of the client that sent r: r.RemoteAddr, unless that peer is a
-// trusted proxy. Only then is X-Forwarded-For read, from the right, and the first address that
-// is not a trusted proxy is the client. With no trusted proxies X-Forwarded-For is never read:
-// any client can write it. Addresses are compared unmapped, so name IPv4 proxies by IPv4
-// prefixes (10.0.0.0/8). It returns the zero Addr if r.RemoteAddr is not an address.
+// trusted proxy; then X-Forwarded-For is read from the right, and the first address that is not
+// a trusted proxy is the client. With no trusted proxies X-Forwarded-For is never read. Addresses
+// are compared unmapped, so name IPv4 proxies by IPv4 prefixes. It returns the zero Addr if
+// r.RemoteAddr is not an address.
 func ClientIP(r *http.Request, trusted ...netip.Prefix) netip.Addr {
 	addr := parseAddr(r.RemoteAddr)
 	if !addr.IsValid() || !isTrusted(addr, trusted) {

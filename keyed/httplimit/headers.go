@@ -28,8 +28,7 @@ type Quota struct {
 // QuotaOf returns what RateLimit-Policy advertises for sp: one Quota per limit, in the order the
 // notation writes them, named name, or name-1, name-2, … for several. A bucket's quota is its
 // burst over the time the rate takes to grant it again, a window's its limit over the window, a
-// finite bucket's its size. Windows round up to whole seconds, so a client that goes by them
-// sends less than it may, never more.
+// finite bucket's its size. Windows round up to whole seconds.
 func QuotaOf(name string, sp typed.Spec) []Quota {
 	var qs []Quota
 	leaves(sp, func(leaf typed.Spec) { qs = append(qs, quotaOf(leaf)) })
@@ -85,16 +84,15 @@ func refill(burst, count int64, period time.Duration) time.Duration {
 	return time.Duration(q)
 }
 
-// SetHeaders writes d as the fields of the ratelimit-headers draft, for the quotas qs of the
-// policy's limits (QuotaOf):
+// SetHeaders writes d as the fields of the ratelimit-headers draft, for the quotas qs (QuotaOf):
 //
 //	RateLimit-Policy: "<name>";q=<limit>;w=<window seconds>, …   (every limit)
 //	RateLimit: "<name>";r=<remaining>;t=<seconds>                (the limit d.Binding names)
 //	Retry-After: <seconds>                                       (on a refusal only)
 //
-// t is d.RefillAfter when admitted and d.RetryAfter when refused. Seconds round up, and
-// Retry-After is at least 1. A refusal that can never succeed has neither t nor Retry-After. An
-// empty qs advertises one quota of d.Limit named "default".
+// t is d.RefillAfter when admitted and d.RetryAfter when refused. Seconds round up; Retry-After
+// is at least 1. A refusal that never succeeds has neither t nor Retry-After. An empty qs
+// advertises one quota of d.Limit named "default".
 func SetHeaders(h http.Header, qs []Quota, d keyed.Decision) {
 	if len(qs) == 0 {
 		qs = []Quota{{}}

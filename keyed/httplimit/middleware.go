@@ -26,17 +26,13 @@ const (
 	FailOpen
 )
 
-// Middleware limits the requests of each client with a keyed.Limiter. Build one with New.
+// Middleware limits the requests of each client with a keyed.Limiter.
 //
-// Each request takes cost(r) tokens (one by default) for key(r) (its client's address by
-// default, see [ClientIP]). An admitted request is served with the fields of [SetHeaders]; a
-// refused one is answered 429 with them and Retry-After, or without Retry-After when no wait
-// will do; a failure of the store is handled as New's OnError says.
+// Each request takes cost(r) tokens for key(r): by default 1 for the client's address
+// ([ClientIP]). Responses carry the fields of [SetHeaders]; a refused request is answered 429. A
+// cost of 0 is charged as 1 unless [WithFreeRequests]; a negative one is answered 400.
 //
-// A cost of 0 is charged as 1 unless [WithFreeRequests]. A negative cost (unknown, as a chunked
-// upload's ContentLength) is answered 400: charge such requests the most the handler accepts.
-//
-// The zero Middleware is not usable; a Middleware is a value, safe for concurrent use.
+// The zero Middleware is not usable: build one with New. It is safe for concurrent use.
 type Middleware struct {
 	l       keyed.Limiter[string]
 	onError OnError

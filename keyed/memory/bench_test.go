@@ -9,6 +9,7 @@ import (
 
 	"github.com/numerus-closus/numerus"
 	"github.com/numerus-closus/numerus/internal/benchpb"
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/internal/kernel"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
@@ -122,10 +123,10 @@ func BenchmarkLayers(b *testing.B) {
 	key := []byte("9:ratelimit:subject:42")
 	b.Run("layer=debit", func(b *testing.B) {
 		b.ReportAllocs()
-		s, at := p.Fresh(), kernel.FromTime(t0)
+		s, at, e := p.Fresh(), kernel.FromTime(t0), p.InPlace(inplace.Key{})
 		for b.Loop() {
 			at++
-			if _, ok := p.DebitIn(&s, at, 1); !ok {
+			if _, ok := e.DebitIn(&s, at, 1); !ok {
 				b.Fatal("refused")
 			}
 		}

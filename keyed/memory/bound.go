@@ -3,6 +3,7 @@ package memory
 import (
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/keyed/internal/bind"
 	"github.com/numerus-closus/numerus/typed"
 )
@@ -26,14 +27,14 @@ func (s *Store) bind(prefix string, p typed.Policy) bind.Bound {
 	if p == (typed.Policy{}) || prefix == "" || prefixLen(prefix) != len(prefix) || s.limit.max != 0 && !s.limit.untrack {
 		return nil
 	}
-	return &bound{s: s, p: p, prefix: prefix, name: s.names.id([]byte(prefix)), packs: packs(p), hash: s.seed.namespace(prefix)}
+	return &bound{s: s, p: p, prefix: prefix, name: s.names.id([]byte(prefix)), packs: packs(in(p)), hash: s.seed.namespace(prefix)}
 }
 
 // Acquire takes cost tokens, at least 1, for subject. Its common case, a subject held under the
 // bound policy, whose state packs, runs here: the subject matched as it is, with no key built,
 // and its slot debited where it lies, with no call between the lock and the policy's. A subject
 // refused one token again and again is refused from the shard's refusal, without the lock.
-func (b *bound) Acquire(subject string, cost int64, at time.Time) (o typed.Outcome, ok bool, ns int64) {
+func (b *bound) Acquire(subject string, cost int64, at time.Time) (o inplace.Outcome, ok bool, ns int64) {
 	s := b.s
 	ns = s.at(at)
 	w, h := b.hashOf(subject)
@@ -54,7 +55,7 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (o typed.Outco
 	if !b.packs || sl.policy != b.p {
 		o, ok = sl.debit(b.p, ns, cost)
 		sh.refusal.forget(uint32(h >> 32))
-	} else if o, ok = b.p.DebitPacked(sl.w[:], ns, cost); ok {
+	} else if o, ok = in(b.p).DebitPacked(sl.w[:], ns, cost); ok {
 		sh.refusal.forget(uint32(h >> 32))
 	} else if cost == 1 && len(subject) <= 16 { // kept at the second refusal in a row (see refusal)
 		if sh.refused == h {
@@ -67,7 +68,7 @@ func (b *bound) Acquire(subject string, cost int64, at time.Time) (o typed.Outco
 }
 
 // Peek reports whether subject could take one token.
-func (b *bound) Peek(subject string, at time.Time) (typed.Outcome, bool, int64) {
+func (b *bound) Peek(subject string, at time.Time) (inplace.Outcome, bool, int64) {
 	s := b.s
 	w, h := b.hashOf(subject)
 	k := key{prefix: b.prefix, subject: subject, name: b.name, words: w}

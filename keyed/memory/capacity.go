@@ -4,7 +4,7 @@ import (
 	"errors"
 	"sync/atomic"
 
-	"github.com/numerus-closus/numerus/typed"
+	"github.com/numerus-closus/numerus/internal/inplace"
 )
 
 // ErrFull is the error of a check of a new subject that a store at its cap ([WithMaxSubjects])
@@ -13,16 +13,10 @@ import (
 // error handling says.
 var ErrFull = errors.New("memory: store holds its maximum of subjects")
 
-// WithMaxSubjects caps the store at n subjects held at once (n < 1 is no cap, the default).
-// Each subject takes about 100 bytes under a policy whose state packs (see the package doc's
-// section on memory), so the cap bounds the store's memory too.
-//
-// At the cap the store drops no subject that is below full: dropping one would hand a limited
-// client a fresh bucket. A check of a new subject looks for subjects back to full to drop, as
-// every new subject does, a few more of them; if it finds none, the check returns ErrFull and
-// is counted in [Stats].Refused, unless [WithUntracked] says otherwise. Subjects already held
-// are checked as ever. A capped store without WithUntracked binds no namespace (see package
-// keyed/internal/bind): its checks take Requests, which can return the error.
+// WithMaxSubjects caps the store at n subjects held at once (n < 1 is no cap, the default), and
+// so its memory. At the cap the store drops no subject below full: a check of a new subject that
+// finds none back to full to drop returns ErrFull, counted in [Stats].Refused, unless
+// [WithUntracked] says otherwise.
 func WithMaxSubjects(n int) Option {
 	return optionFunc(func(s *Store) { s.limit.max = int64(max(n, 0)) })
 }
@@ -82,13 +76,13 @@ func (s *Store) release() {
 
 // atCap answers the admitted check at at of a new subject that found no room: untracked, or
 // refused with ErrFull.
-func (s *Store) atCap(o typed.Outcome, at int64) (typed.Outcome, bool, int64, error) {
+func (s *Store) atCap(o inplace.Outcome, at int64) (inplace.Outcome, bool, int64, error) {
 	if s.limit.untrack {
 		s.limit.untracked.Add(1)
 		return o, true, at, nil
 	}
 	s.limit.refused.Add(1)
-	return typed.Outcome{}, false, at, ErrFull
+	return inplace.Outcome{}, false, at, ErrFull
 }
 
 // sweepAtCap looks for room at the cap: it moves the hands of sh, the shard of hash h, whose lock

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/numerus-closus/numerus"
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/keyed"
 	"github.com/numerus-closus/numerus/keyed/memory"
 	"github.com/numerus-closus/numerus/typed"
@@ -153,9 +154,10 @@ func TestCapModel(t *testing.T) {
 	})
 }
 
-// debitIn is the Decision of p.DebitIn on *s at at, in nanoseconds, as the store answers it.
+// debitIn is the Decision of p's in-place debit of *s at at, in nanoseconds, as the store
+// answers it.
 func debitIn(p typed.Policy, s *typed.State, at, cost int64) (d keyed.Decision) {
-	o, ok := p.DebitIn(s, at, cost)
+	o, ok := p.InPlace(inplace.Key{}).DebitIn(s, at, cost)
 	d.SetOutcome(o, ok, at)
 	return d
 }

@@ -174,7 +174,7 @@ func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, in
 	b := s.bind("1:a:", p).(*bound)
 	h := mix(b.hash, s.seed.subject(subject))
 	state := p.Fresh()
-	if _, ok := p.DebitIn(&state, 0, 1); !ok {
+	if _, ok := in(p).DebitIn(&state, 0, 1); !ok {
 		t.Fatal("the planted state was refused its token")
 	}
 	sh := s.shard(h)
@@ -182,7 +182,7 @@ func collide(t *testing.T, subject string, plant key, viaBound bool) ([]bool, in
 	sh.mu.Lock()
 	sh.t.insert(uint32(h>>32), &plant, p, &state)
 	sh.mu.Unlock()
-	if _, ok := p.PeekIn(&state, kernel.FromTime(at)); ok {
+	if _, ok := in(p).PeekIn(&state, kernel.FromTime(at)); ok {
 		t.Fatal("the planted state has a token")
 	}
 	if _, ok, _ := b.Peek(subject, at); !ok {

@@ -3,7 +3,7 @@ package memory
 import (
 	"sync/atomic"
 
-	"github.com/numerus-closus/numerus/typed"
+	"github.com/numerus-closus/numerus/internal/inplace"
 )
 
 // refusal is a shard's record of a refusal of one token to a bound check of a subject of up to
@@ -41,20 +41,20 @@ type refusal struct {
 
 // answer returns the Outcome of a check of one token through b, of the subject of n bytes whose
 // words are w and whose key's hash is h, at at, and true, if the refusal held answers it.
-func (r *refusal) answer(b *bound, h uint64, w [2]uint64, n int, at int64) (typed.Outcome, bool) {
+func (r *refusal) answer(b *bound, h uint64, w [2]uint64, n int, at int64) (inplace.Outcome, bool) {
 	seq := r.seq.Load()
 	if seq&1 != 0 || r.bound.Load() != b || r.hash.Load() != h || r.w0.Load() != w[0] || r.w1.Load() != w[1] ||
 		r.n.Load() != int64(n) || at < r.from.Load() {
-		return typed.Outcome{}, false
+		return inplace.Outcome{}, false
 	}
-	o := typed.Outcome{Remaining: r.remain.Load(), Limit: r.limit.Load(), Retry: r.retry.Load(), Full: r.full.Load(),
+	o := inplace.Outcome{Remaining: r.remain.Load(), Limit: r.limit.Load(), Retry: r.retry.Load(), Full: r.full.Load(),
 		Next: r.next.Load(), Binds: int(r.binds.Load())}
 	return o, at < o.Retry && r.seq.Load() == seq
 }
 
 // keep records the refusal o at at of one token through b, of the subject of n bytes whose words
 // are w and whose key's hash is h. The caller holds the shard's lock.
-func (r *refusal) keep(b *bound, h uint64, w [2]uint64, n int, at int64, o typed.Outcome) {
+func (r *refusal) keep(b *bound, h uint64, w [2]uint64, n int, at int64, o inplace.Outcome) {
 	r.seq.Add(1)
 	r.bound.Store(b)
 	r.hash.Store(h)

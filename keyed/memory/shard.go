@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -40,7 +41,7 @@ type shard struct {
 // watermark, and deciding it afresh at an earlier instant, where it was not full, would hand it
 // tokens it had spent. It returns the
 // instant it decided at, and ErrFull for a new subject that the store, at its cap, refuses.
-func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (typed.Outcome, bool, int64, error) {
+func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (inplace.Outcome, bool, int64, error) {
 	sh.mu.Lock()
 	sh.refusal.forget(uint32(h >> 32))
 	if i := sh.t.find(uint32(h>>32), k); i >= 0 {
@@ -52,11 +53,11 @@ func (sh *shard) acquire(s *Store, h uint64, k *key, p typed.Policy, at, cost in
 }
 
 // admit is acquire for a subject with no entry, under the shard's lock, which it releases.
-func (sh *shard) admit(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (typed.Outcome, bool, int64, error) {
+func (sh *shard) admit(s *Store, h uint64, k *key, p typed.Policy, at, cost int64) (inplace.Outcome, bool, int64, error) {
 	sh.refusal.forget(uint32(h >> 32)) // none is held for a subject with no entry: no harm either
 	at = max(at, sh.mark(k.name))
 	state := p.Fresh()
-	o, ok := p.DebitIn(&state, at, cost)
+	o, ok := in(p).DebitIn(&state, at, cost)
 	if !ok {
 		sh.mu.Unlock()
 		return o, ok, at, nil
@@ -76,7 +77,7 @@ func (sh *shard) admit(s *Store, h uint64, k *key, p typed.Policy, at, cost int6
 
 // peek reports whether the subject of key could take one token under p at at, and the instant it
 // decided at (see acquire). An entry full for the grace is dropped.
-func (sh *shard) peek(s *Store, h uint64, k *key, p typed.Policy, at int64) (typed.Outcome, bool, int64) {
+func (sh *shard) peek(s *Store, h uint64, k *key, p typed.Policy, at int64) (inplace.Outcome, bool, int64) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.refusal.forget(uint32(h >> 32))
@@ -92,7 +93,7 @@ func (sh *shard) peek(s *Store, h uint64, k *key, p typed.Policy, at int64) (typ
 	}
 	at = max(at, sh.mark(k.name))
 	state := p.Fresh()
-	o, ok := p.PeekIn(&state, at)
+	o, ok := in(p).PeekIn(&state, at)
 	return o, ok, at
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/typed"
 )
 
@@ -38,9 +39,13 @@ const (
 	long          = math.MaxUint8
 )
 
-// packs reports whether the states of p fit a slot's words.
-func packs(p typed.Policy) bool {
-	n, ok := p.PackedWords()
+// in returns p's in-place operations (see package inplace).
+func in(p typed.Policy) inplace.Engine[typed.State] { return p.InPlace(inplace.Key{}) }
+
+// packs reports whether the states of e's policy fit a slot's words. It takes the engine, not
+// the policy, so that it stays small enough to inline.
+func packs(e inplace.Engine[typed.State]) bool {
+	n, ok := e.PackedWords()
 	return ok && n <= packedWords
 }
 
@@ -68,9 +73,9 @@ func (sl *slot) fill(h uint32, k *key, p typed.Policy, state *typed.State) {
 
 // state returns the slot's state.
 func (sl *slot) state() typed.State {
-	if packs(sl.policy) {
+	if e := in(sl.policy); packs(e) {
 		var s typed.State
-		s.Unpack(sl.w[:])
+		e.Unpack(&s, sl.w[:])
 		return s
 	}
 	return sl.more.state
@@ -79,8 +84,8 @@ func (sl *slot) state() typed.State {
 // set makes state, under p, the slot's.
 func (sl *slot) set(p typed.Policy, state *typed.State) {
 	sl.policy = p
-	if packs(p) {
-		state.Pack(sl.w[:])
+	if e := in(p); packs(e) {
+		e.Pack(state, sl.w[:])
 		if sl.more != nil {
 			sl.more.state = typed.State{}
 		}
@@ -97,20 +102,21 @@ func (sl *slot) set(p typed.Policy, state *typed.State) {
 // DebitIn copies the state's extra block (two allocations), a check of one token peeks first,
 // which allocates nothing, and is refused from it when it refuses: a subject over its limit
 // costs no allocation under any policy.
-func (sl *slot) debit(p typed.Policy, at, cost int64) (typed.Outcome, bool) {
+func (sl *slot) debit(p typed.Policy, at, cost int64) (inplace.Outcome, bool) {
+	e := in(p)
 	if sl.adopt(p) {
-		if !packs(p) {
+		if !packs(e) {
 			if cost == 1 {
-				if o, ok := p.PeekIn(&sl.more.state, at); !ok {
+				if o, ok := e.PeekIn(&sl.more.state, at); !ok {
 					return o, false
 				}
 			}
-			return p.DebitIn(&sl.more.state, at, cost)
+			return e.DebitIn(&sl.more.state, at, cost)
 		}
-		return p.DebitPacked(sl.w[:], at, cost)
+		return e.DebitPacked(sl.w[:], at, cost)
 	}
 	state := sl.continued(p, at)
-	o, ok := p.DebitIn(&state, at, cost)
+	o, ok := e.DebitIn(&state, at, cost)
 	if ok || cost <= o.Limit { // a cost above the capacity is an invalid request: it carries nothing
 		sl.keep(p, &state, o, ok, at)
 	}
@@ -119,13 +125,13 @@ func (sl *slot) debit(p typed.Policy, at, cost int64) (typed.Outcome, bool) {
 
 // peek is PeekIn under p on the slot's state, carried over to p if it was written under another
 // policy.
-func (sl *slot) peek(p typed.Policy, at int64) (typed.Outcome, bool) {
+func (sl *slot) peek(p typed.Policy, at int64) (inplace.Outcome, bool) {
 	if sl.adopt(p) {
 		s := sl.state()
-		return p.PeekIn(&s, at)
+		return in(p).PeekIn(&s, at)
 	}
 	state := sl.continued(p, at)
-	o, ok := p.PeekIn(&state, at)
+	o, ok := in(p).PeekIn(&state, at)
 	sl.keep(p, &state, o, false, at)
 	return o, ok
 }
@@ -149,7 +155,7 @@ func (sl *slot) adopt(p typed.Policy) bool {
 // Unless the carried state is full: kept, it could be dropped, or carried back to the old policy
 // as full, and start afresh there, where it was not full; the old state, left as it is, carries
 // over to p as full again at any later check.
-func (sl *slot) keep(p typed.Policy, state *typed.State, o typed.Outcome, admitted bool, at int64) {
+func (sl *slot) keep(p typed.Policy, state *typed.State, o inplace.Outcome, admitted bool, at int64) {
 	if admitted || o.Full > at {
 		sl.set(p, state)
 	}
@@ -168,7 +174,7 @@ func (sl *slot) continued(p typed.Policy, at int64) typed.State {
 // before, so that dropping it changes no decision at at or later.
 func (sl *slot) full(at int64) (int64, bool) {
 	s := sl.state()
-	o, _ := sl.policy.PeekIn(&s, at)
+	o, _ := in(sl.policy).PeekIn(&s, at)
 	return o.Full, o.Full <= at
 }
 

@@ -51,14 +51,10 @@ func WithClock(now func() time.Time) Option {
 	return optionFunc(func(s *Store) { s.now = func() int64 { return kernel.FromTime(now()) } })
 }
 
-// WithGrace sets how long a subject back to full keeps its entry (DefaultGrace by default): an
-// entry is dropped once its subject has been full for grace. Zero drops entries as soon as they
-// are full; a grace longer than the gaps between a subject's checks spares subjects that refill
-// between checks from having their entry dropped and made again, so steady traffic neither
-// churns nor allocates. Decisions do not depend on it while no check's instant lies more than
-// the grace behind one the store was given before, as with the store's own clock; a check
-// further back is decided no earlier than the watermark of what was dropped (see the package
-// doc's section on time).
+// WithGrace sets how long a subject back to full keeps its entry (DefaultGrace by default); zero
+// drops entries once full. A grace longer than the gaps between a subject's checks keeps steady
+// traffic from remaking entries. A check more than the grace behind an earlier instant is decided
+// no earlier than the watermark of what was dropped.
 func WithGrace(grace time.Duration) Option {
 	return optionFunc(func(s *Store) { s.grace = int64(max(grace, 0)) })
 }
@@ -91,12 +87,11 @@ func New(opts ...Option) *Store {
 
 func pow2(n int) int { return 1 << bits.Len(uint(n-1)) }
 
-// Acquire takes r.Cost tokens for the subject of r.Key under r.Policy, all or nothing. It
-// returns an error only for an invalid request (a cost below 1 or above the policy's capacity,
-// the zero Policy), matching numerus.ErrInvalidArgument and taking nothing; it ignores ctx, as it
-// never blocks on anything but its shard. A key not framed as keyed frames it is a subject of
-// its own, apart from every framed one. A store at its cap ([WithMaxSubjects]) returns ErrFull
-// for a new subject it has no room for.
+// Acquire takes r.Cost tokens for the subject of r.Key under r.Policy, all or nothing; it ignores
+// ctx. It returns an error matching numerus.ErrInvalidArgument, taking nothing, for an invalid
+// request (a cost below 1 or above the policy's capacity, the zero Policy), and ErrFull for a new
+// subject that a capped store ([WithMaxSubjects]) has no room for. A key not framed as keyed
+// frames it is a subject of its own.
 func (s *Store) Acquire(_ context.Context, r keyed.Request) (d keyed.Decision, err error) {
 	if err := check(r.Policy, r.Cost); err != nil {
 		return keyed.Decision{}, err
@@ -145,15 +140,10 @@ func (s *Store) Len() int {
 	return n
 }
 
-// Sweep moves each shard's clock hand over up to n entries, at the store's clock, drops those
-// full for the grace or more, and returns how many it dropped. It holds one shard's lock at a
-// time, so concurrent checks wait for at most n entries of one shard. Call it from a goroutine
-// or a timer of your own to give memory back after traffic stops: the store never sweeps on its
-// own beyond the three entries each new subject checks. The store's clock is the instant it
-// sweeps at: a store whose requests carry instants of another clock (At, or a keyed.Limiter's
-// clock) should be given that clock with WithClock, or not be swept: a subject it drops as full
-// at the store's clock is decided, at its next check, no earlier than the instant it was full
-// from (see the package doc's section on time), which may lie ahead of that check's instant.
+// Sweep moves each shard's clock hand over up to n entries, drops those full for the grace or
+// more at the store's clock, and returns how many it dropped, locking one shard at a time. Do not
+// sweep a store whose requests carry instants of another clock unless WithClock gives it that
+// clock: a dropped subject is decided no earlier than it was full.
 func (s *Store) Sweep(n int) int {
 	at, dropped := s.clock(), 0
 	for i := range s.shards {

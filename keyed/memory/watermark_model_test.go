@@ -45,7 +45,7 @@ func TestWatermarkModel(t *testing.T) {
 					st = &fresh
 					ref[subject] = st
 				}
-				want, wantOK := p.DebitIn(st, decided, cost)
+				want, wantOK := in(p).DebitIn(st, decided, cost)
 				if ok != wantOK || o != want {
 					t.Fatalf("%s cost %d at %d (decided %d): got %v %+v, the reference %v %+v", subject, cost, at, decided, ok, o, wantOK, want)
 				}

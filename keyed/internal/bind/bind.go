@@ -14,19 +14,20 @@ package bind
 import (
 	"time"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/typed"
 )
 
 // Bound decides for the subjects of one namespace under one policy, on the state of the store
 // that bound it: its Acquire and Peek of subject are the store's of the Request with Key
 // prefix+subject, the bound policy, cost and at. Instead of a Decision, they return what
-// keyed.Decision.SetOutcome takes: the typed.Outcome, whether admitted, and the instant decided
+// keyed.Decision.SetOutcome takes: the inplace.Outcome, whether admitted, and the instant decided
 // at in nanoseconds since the Unix epoch (at, or the store's clock for the zero at). The Limiter
 // only asks with costs from 1 to the policy's capacity; a Bound never fails, and is safe for
 // concurrent use.
 type Bound interface {
-	Acquire(subject string, cost int64, at time.Time) (o typed.Outcome, ok bool, ns int64)
-	Peek(subject string, at time.Time) (o typed.Outcome, ok bool, ns int64)
+	Acquire(subject string, cost int64, at time.Time) (o inplace.Outcome, ok bool, ns int64)
+	Peek(subject string, at time.Time) (o inplace.Outcome, ok bool, ns int64)
 }
 
 // Binder is what a store that binds embeds. Its zero value binds nothing.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/numerus-closus/numerus/internal/inplace"
 	"github.com/numerus-closus/numerus/keyed/internal/bind"
 	"github.com/numerus-closus/numerus/typed"
 )
@@ -29,10 +30,12 @@ func newBinding() *binding {
 
 type bound struct{}
 
-func (bound) Acquire(string, int64, time.Time) (typed.Outcome, bool, int64) {
-	return typed.Outcome{}, false, 0
+func (bound) Acquire(string, int64, time.Time) (inplace.Outcome, bool, int64) {
+	return inplace.Outcome{}, false, 0
 }
-func (bound) Peek(string, time.Time) (typed.Outcome, bool, int64) { return typed.Outcome{}, false, 0 }
+func (bound) Peek(string, time.Time) (inplace.Outcome, bool, int64) {
+	return inplace.Outcome{}, false, 0
+}
 
 // wrapper embeds a binding store, as a user's store that counts checks would.
 type wrapper struct {
