@@ -51,7 +51,10 @@
 // # Concurrency
 //
 // A Store is safe for concurrent use. A check takes its shard's lock, reads and writes its
-// subject's slot, and releases it. Checks allocate nothing under policies whose typed.State holds
+// subject's slot, and releases it; a bound check of one token of a subject its shard refused
+// twice in a row is refused, as the slot would refuse it, from a record of the refusal read
+// without the lock, so that a hot subject refused to every core does not queue them on one
+// lock. Checks allocate nothing under policies whose typed.State holds
 // no log and fits its inline words; under a sliding log ("100/s" in the notation) an admitted
 // check makes two allocations. Subjects hash with keys drawn at random for each store, so a
 // client cannot pick subjects that collide.

@@ -10,14 +10,14 @@ import (
 // 16 bytes held under the bound policy, kept so that the checks of one token that follow it, of
 // that subject through that bound, from the instant it was refused at until its Retry, are
 // refused without the shard's lock: a subject refused to every core at once is then refused from
-// a cache line that every core holds and no check writes, rather than from a lock they all take
-// in turn (164 ns a check with the lock, against 27 without, on one hot subject).
+// cache lines that every core holds and no check writes, rather than under a lock they all take
+// in turn.
 //
 // It answers as the subject's state would: a state that refuses one token at an instant refuses
 // it at every instant up to its Retry, the earliest that admits it, and with the same Outcome,
 // whose instants are absolute, its Remaining 0 throughout. So it holds only while that state
 // does: every check or change of the subject through another path, and every admission or
-// removal of an entry whose hash's high half is the subject's, forgets it (see shard.forget).
+// removal of an entry whose hash's high half is the subject's, forgets it (see forget).
 // It is recorded only at a subject's second refusal in a row in its shard (see shard.refused),
 // since a record costs a dozen atomic stores: a check that refuses many subjects in turn pays
 // none of them.
